@@ -1,0 +1,82 @@
+"""sharc: symbol-level hybrid (semantic + keyword) code search over whole repositories.
+
+    >>> import sharc
+    >>> index = sharc.Index.open("path/to/repo")
+    >>> index.update()
+    >>> for hit in index.search("where are routes registered"):
+    ...     print(hit.location, hit.score, hit.symbol)
+
+Heavy dependencies (onnxruntime, usearch, tantivy) load on first use, not on import.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from sharc._core import Chunk, PatternError, SkippedFile, WalkedFile
+from sharc.errors import (
+    CancelledError,
+    IndexCorruptError,
+    IndexLockedError,
+    IndexVersionError,
+    ModelError,
+    NotIndexedError,
+    PathNotAllowedError,
+    SharcError,
+)
+from sharc.files import WalkResult, walk
+
+if TYPE_CHECKING:
+    from sharc.chunking import ChunkedFile, chunk_files, chunk_text
+    from sharc.index import Index, IndexStats, Progress, SearchResult
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CancelledError",
+    "Chunk",
+    "ChunkedFile",
+    "Index",
+    "IndexCorruptError",
+    "IndexLockedError",
+    "IndexStats",
+    "IndexVersionError",
+    "ModelError",
+    "NotIndexedError",
+    "PathNotAllowedError",
+    "PatternError",
+    "Progress",
+    "SearchResult",
+    "SharcError",
+    "SkippedFile",
+    "WalkResult",
+    "WalkedFile",
+    "chunk_files",
+    "chunk_text",
+    "walk",
+]
+
+_LAZY = {
+    "ChunkedFile": "sharc.chunking",
+    "chunk_files": "sharc.chunking",
+    "chunk_text": "sharc.chunking",
+    "Index": "sharc.index",
+    "IndexStats": "sharc.index",
+    "Progress": "sharc.index",
+    "SearchResult": "sharc.index",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _LAZY.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'sharc' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module_name), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

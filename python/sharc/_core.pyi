@@ -1,0 +1,107 @@
+"""sharc's Rust core: walking, ignore rules, tree-sitter chunking and keyword tokens."""
+
+from os import PathLike
+
+class CoreError(Exception):
+    """An error raised by sharc's Rust core."""
+
+class PatternError(ValueError):
+    """An invalid ignore pattern or extension."""
+
+class WalkedFile:
+    """A file the walk will index."""
+
+    path: str
+    """Relative to the root, `/`-separated."""
+    size: int
+    mtime_ns: int
+    language: str
+    tier: int
+
+class SkippedFile:
+    """A file the walk left out, and why."""
+
+    path: str
+    reason: str
+    """A stable code: ignored, secret, binary, too_large, symlink_outside_root, symlink_loop,
+    unreadable, unsupported."""
+    detail: str
+
+class Chunk:
+    """One chunk: a symbol, a run of module-level lines, a doc section or a config group."""
+
+    id: str
+    path: str
+    language: str
+    tier: int
+    kind: str
+    symbol: str
+    fqn: str
+    start_line: int
+    end_line: int
+    header: str
+    text: str
+    code: str
+    @property
+    def location(self) -> str:
+        """`path:start-end`."""
+    def __init__(
+        self,
+        *,
+        id: str,
+        path: str,
+        language: str,
+        tier: int,
+        kind: str,
+        symbol: str,
+        fqn: str,
+        start_line: int,
+        end_line: int,
+        header: str,
+        text: str,
+        code: str,
+    ) -> None: ...
+
+class FileChunks:
+    """The chunks of one file, with what went wrong while reading or parsing it."""
+
+    path: str
+    language: str
+    content_hash: str
+    chunks: list[Chunk]
+    syntax_errors: list[str]
+    error: str | None
+
+def walk(
+    root: str | PathLike[str],
+    *,
+    ignore_patterns: list[str] = ...,
+    custom_extensions: list[str] = ...,
+    max_file_size: int = 1_000_000,
+    threads: int = 0,
+    report_ignored: bool = False,
+) -> tuple[str, list[WalkedFile], list[SkippedFile]]:
+    """Walk `root`; return its canonical path, the files to index and the skipped ones."""
+
+def chunk_files(
+    root: str | PathLike[str], files: list[tuple[str, str]], *, max_chars: int = 3500
+) -> list[FileChunks]:
+    """Read and chunk `(path, language)` files with tree-sitter, in parallel, in input order."""
+
+def chunk_source(path: str, language: str, source: str, *, max_chars: int = 3500) -> FileChunks:
+    """Chunk in-memory `source` as if it were the file at `path`."""
+
+def classify_path(path: str | PathLike[str]) -> tuple[str, int] | None:
+    """The language and tier of a path, or None when sharc does not index that type."""
+
+def has_grammar(language: str) -> bool:
+    """Whether the core has a tree-sitter grammar for `language`."""
+
+def language_tier(language: str) -> int:
+    """The chunking tier of a language name."""
+
+def code_tokens(text: str) -> list[str]:
+    """Keyword tokens: identifiers whole and split (camelCase, snake_case, acronyms), lowercased."""
+
+def code_tokens_batch(texts: list[str]) -> list[list[str]]:
+    """`code_tokens` over many texts, without the GIL."""

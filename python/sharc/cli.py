@@ -1,0 +1,209 @@
+"""The `sharc` command: data to stdout, messages to stderr, a `hint:` on errors."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from sharc.errors import SharcError
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not hasattr(args, "run"):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args.run(args) or 0)
+    except KeyboardInterrupt:
+        _message("interrupted")
+        return 130
+    except (SharcError, OSError, ValueError) as error:
+        _message(f"error: {error}")
+        hint = _hint(error)
+        if hint:
+            _message(f"hint: {hint}")
+        return 1
+    except BrokenPipeError:
+        return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="sharc",
+        description="Symbol-level hybrid code search: index a repository, then ask it questions.",
+    )
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+
+    files = commands.add_parser(
+        "files", help="list what would be indexed (a dry run)", description=_doc(_files)
+    )
+    files.add_argument("path", help="the repository root")
+    files.add_argument("--skipped", action="store_true", help="also list skipped files and why")
+    _add_walk_options(files)
+    files.add_argument("--json", action="store_true", help="print JSON lines")
+    files.set_defaults(run=_files)
+
+    chunks = commands.add_parser(
+        "chunks", help="show how a file or tree is chunked", description=_doc(_chunks)
+    )
+    chunks.add_argument("path", help="a file, or a directory to walk")
+    chunks.add_argument("--code", action="store_true", help="print each chunk's code too")
+    _add_walk_options(chunks)
+    chunks.add_argument("--json", action="store_true", help="print JSON lines")
+    chunks.set_defaults(run=_chunks)
+
+    _add_index_commands(commands)
+    return parser
+
+
+def _add_walk_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--ignore", action="append", default=[], metavar="GLOB",
+        help="extra ignore pattern, gitignore syntax (repeatable): 'vendor/**'",
+    )
+    parser.add_argument(
+        "--ext", action="append", default=[], metavar="EXT",
+        help="extra file extension to index as plain code (repeatable): .vue",
+    )
+    parser.add_argument(
+        "--max-file-size", type=int, default=1_000_000, metavar="BYTES",
+        help="skip files larger than this (default 1000000)",
+    )
+
+
+def _add_index_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    try:
+        from sharc import cli_index
+    except ImportError:  # pragma: no cover - the index layer is part of the package
+        return
+    cli_index.add_commands(commands, _add_walk_options)
+
+
+def _files(args: argparse.Namespace) -> int:
+    """List the files sharc would index under PATH, with tier, language and size."""
+    from sharc.files import walk
+
+    started = time.perf_counter()
+    result = walk(
+        args.path,
+        ignore_patterns=args.ignore,
+        custom_extensions=args.ext,
+        max_file_size=args.max_file_size,
+        report_ignored=args.skipped,
+    )
+    elapsed = time.perf_counter() - started
+    out = sys.stdout
+    for file in result.files:
+        if args.json:
+            out.write(json.dumps({"path": file.path, "tier": file.tier,
+                                  "language": file.language, "size": file.size}) + "\n")
+        else:
+            out.write(f"{file.tier}  {file.language:<11} {_size(file.size):>8}  {file.path}\n")
+    if args.skipped:
+        for skip in result.skipped:
+            if args.json:
+                out.write(json.dumps({"path": skip.path, "skipped": skip.reason,
+                                      "detail": skip.detail}) + "\n")
+            else:
+                out.write(f"-  {'skipped':<11} {'':>8}  {skip.path}  ({skip.detail})\n")
+    total = sum(file.size for file in result.files)
+    _message(
+        f"{len(result.files)} files ({_size(total)}) to index, {len(result.skipped)} skipped,"
+        f" in {elapsed * 1000:.0f} ms" + ("" if args.skipped else "; --skipped lists them")
+    )
+    return 0
+
+
+def _chunks(args: argparse.Namespace) -> int:
+    """Show the chunks of a file or of every file under a directory: location, kind, header."""
+    from sharc._core import classify_path
+    from sharc.chunking import chunk_files
+    from sharc.files import walk
+
+    target = Path(args.path)
+    if target.is_file():
+        classified = classify_path(target)
+        if classified is None:
+            raise ValueError(f"sharc does not index files like {target.name}")
+        root, files = target.parent, [_single_file(target, *classified)]
+    else:
+        result = walk(target, ignore_patterns=args.ignore, custom_extensions=args.ext,
+                      max_file_size=args.max_file_size)
+        root, files = result.root, result.files
+    out = sys.stdout
+    count = 0
+    for chunked in chunk_files(root, files):
+        if chunked.error:
+            _message(f"{chunked.path}: {chunked.error}")
+        for error in chunked.syntax_errors:
+            _message(f"{chunked.path}: {error}")
+        for chunk in chunked.chunks:
+            count += 1
+            if args.json:
+                out.write(json.dumps({
+                    "id": chunk.id, "location": chunk.location, "kind": chunk.kind,
+                    "language": chunk.language, "tier": chunk.tier, "symbol": chunk.symbol,
+                    "fqn": chunk.fqn, "start_line": chunk.start_line,
+                    "end_line": chunk.end_line, "header": chunk.header, "code": chunk.code,
+                }) + "\n")
+                continue
+            out.write(f"{chunk.location}  {chunk.kind}  {chunk.fqn or chunk.symbol}\n")
+            out.write("".join(f"    {line}\n" for line in chunk.header.splitlines()))
+            if args.code:
+                out.write("".join(f"    | {line}\n" for line in chunk.code.splitlines()))
+    _message(f"{count} chunks")
+    return 0
+
+
+class _FileToChunk:
+    """A walked-file look-alike for chunking one file given on the command line."""
+
+    def __init__(self, path: str, language: str, tier: int, size: int) -> None:
+        self.path, self.language, self.tier, self.size = path, language, tier, size
+
+
+def _single_file(target: Path, language: str, tier: int) -> _FileToChunk:
+    return _FileToChunk(target.name, language, tier, target.stat().st_size)
+
+
+def _doc(function: object) -> str:
+    return (getattr(function, "__doc__", "") or "").strip()
+
+
+def _size(size: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1000 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1000  # type: ignore[assignment]
+    return f"{size}"
+
+
+def _message(text: str) -> None:
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+
+
+def _hint(error: BaseException) -> str | None:
+    from sharc import errors
+
+    if isinstance(error, FileNotFoundError):
+        return "check the path; it must be an existing directory or file"
+    if isinstance(error, errors.NotIndexedError):
+        return "run `sharc index PATH` first"
+    if isinstance(error, errors.IndexCorruptError | errors.IndexVersionError):
+        return "run `sharc clear PATH` and then `sharc index PATH` to rebuild the index"
+    if isinstance(error, errors.IndexLockedError):
+        return "wait for the other `sharc index` to finish, or stop it"
+    if isinstance(error, errors.ModelError):
+        return "reinstall sharc (`pip install --force-reinstall sharc`) to restore the model files"
+    return None
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,211 @@
+"""`sharc index`, `search`, `status`, `clear`: the index commands of the CLI."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sharc.index import Index, Progress
+
+
+def add_commands(
+    commands: argparse._SubParsersAction,  # type: ignore[type-arg]
+    add_walk_options: Callable[[argparse.ArgumentParser], None],
+) -> None:
+    index = commands.add_parser(
+        "index", help="build or refresh the index of a repository", description=_doc(_index)
+    )
+    index.add_argument("path", nargs="?", default=".", help="the repository root (default: .)")
+    add_walk_options(index)
+    index.add_argument("--force", action="store_true", help="rebuild from scratch")
+    index.add_argument("--keyword-only", action="store_true",
+                       help="skip embeddings (keyword search only; fast)")
+    _add_index_options(index)
+    index.set_defaults(run=_index)
+
+    search = commands.add_parser("search", help="search an indexed repository",
+                                 description=_doc(_search))
+    search.add_argument("query", help="natural language or an identifier")
+    search.add_argument("--path", default=".", help="the indexed repository root (default: .)")
+    search.add_argument("--limit", "-n", type=int, default=10, help="results to show (default 10)")
+    search.add_argument("--mode", choices=("hybrid", "semantic", "keyword"), default="hybrid")
+    search.add_argument("--ext", action="append", default=[], metavar="EXT",
+                        help="only files with this extension (repeatable)")
+    search.add_argument("--lang", action="append", default=[], metavar="LANGUAGE",
+                        help="only this language (repeatable): python, typescript, ...")
+    search.add_argument("--under", metavar="PREFIX", help="only paths under this prefix")
+    search.add_argument("--glob", metavar="GLOB", help="only paths matching this glob")
+    search.add_argument("--tests", action="store_true", help="do not rank tests lower")
+    search.add_argument("--code", action="store_true", help="print each hit's code")
+    search.add_argument("--json", action="store_true", help="print one JSON object per result")
+    _add_index_options(search)
+    search.set_defaults(run=_search)
+
+    status = commands.add_parser("status", help="show the state of an index",
+                                 description=_doc(_status))
+    status.add_argument("path", nargs="?", default=".", help="the repository root (default: .)")
+    status.add_argument("--json", action="store_true")
+    _add_index_options(status)
+    status.set_defaults(run=_status)
+
+    clear = commands.add_parser("clear", help="delete the index of a repository",
+                                description=_doc(_clear))
+    clear.add_argument("path", nargs="?", default=".", help="the repository root (default: .)")
+    _add_index_options(clear)
+    clear.set_defaults(run=_clear)
+
+    mcp = commands.add_parser("mcp", help="serve the MCP tools (stdio by default)",
+                              description="Serve sharc's MCP tools to an AI assistant.")
+    mcp.add_argument("roots", nargs="*", help="roots the server may index (default: cwd)")
+    mcp.add_argument("--http", action="store_true", help="serve streamable HTTP, not stdio")
+    mcp.add_argument("--host", default="127.0.0.1")
+    mcp.add_argument("--port", type=int, default=8765)
+    mcp.set_defaults(run=_mcp)
+
+
+def _add_index_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--index-dir", metavar="DIR",
+                        help="where the index lives (default: the user cache directory)")
+    parser.add_argument("--model", metavar="DIR",
+                        help="a local ONNX model directory (default: bundled all-MiniLM-L6-v2)")
+
+
+def _open(args: argparse.Namespace, **settings: object) -> Index:
+    from sharc.index import Index
+
+    return Index.open(args.path, index_dir=args.index_dir, model=args.model, **settings)  # type: ignore[arg-type]
+
+
+def _index(args: argparse.Namespace) -> int:
+    """Build the index of PATH, or refresh it: only changed files are re-chunked and embedded."""
+    index = _open(
+        args,
+        ignore_patterns=args.ignore,
+        custom_extensions=args.ext,
+        max_file_size=args.max_file_size if args.max_file_size != 1_000_000 else None,
+    )
+    bar = _ProgressBar()
+    report = index.update(progress=bar, embed=not args.keyword_only, force=args.force)
+    bar.finish()
+    stats = index.stats()
+    _message(
+        f"indexed {stats.root}: {stats.files} files, {stats.chunks} chunks"
+        f" ({report.files_added} added, {report.files_changed} changed,"
+        f" {report.files_deleted} deleted, {report.files_unchanged} unchanged;"
+        f" {report.chunks_embedded} chunks embedded) in {report.elapsed:.1f} s;"
+        f" {len(report.skipped)} files skipped; index {stats.size_bytes / 1e6:.1f} MB"
+        f" at {stats.index_dir}"
+    )
+    for error in report.errors[:20]:
+        _message(f"warning: {error}")
+    return 0
+
+
+def _search(args: argparse.Namespace) -> int:
+    """Search the index of --path with a natural-language question or an identifier."""
+    index = _open(args)
+    response = index.search(
+        args.query, limit=args.limit, mode=args.mode, extensions=args.ext, languages=args.lang,
+        path_prefix=args.under, path_glob=args.glob, include_tests=True if args.tests else None,
+    )
+    out = sys.stdout
+    for result in response:
+        if args.json:
+            out.write(json.dumps({
+                "location": result.location, "path": result.path,
+                "start_line": result.start_line, "end_line": result.end_line,
+                "score": round(result.score, 4), "kind": result.kind, "symbol": result.symbol,
+                "fqn": result.fqn, "language": result.language, "header": result.header,
+                "code": result.code,
+            }) + "\n")
+            continue
+        out.write(f"{result.location}  {result.score:.3f}  {result.kind} {result.fqn or result.symbol}\n")
+        if args.code:
+            out.write("".join(f"    {line}\n" for line in result.code.splitlines()))
+    note = "" if response.complete else " (embeddings still being computed)"
+    _message(f"{len(response)} results; arms: {', '.join(response.arms) or 'none'}{note}")
+    return 0
+
+
+def _status(args: argparse.Namespace) -> int:
+    """Show files, chunks, embedded chunks, model, size and last update of an index."""
+    stats = _open(args).stats()
+    if args.json:
+        sys.stdout.write(json.dumps(stats.__dict__) + "\n")
+        return 0
+    last = (time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(stats.last_update))
+            if stats.last_update else "never")
+    sys.stdout.write(
+        f"root:      {stats.root}\n"
+        f"index:     {stats.index_dir}\n"
+        f"files:     {stats.files}\n"
+        f"chunks:    {stats.chunks} ({stats.embedded_chunks} embedded)\n"
+        f"model:     {stats.model or '-'} ({stats.embedding_mode or '-'})\n"
+        f"size:      {stats.size_bytes / 1e6:.1f} MB\n"
+        f"updated:   {last}\n"
+    )
+    return 0
+
+
+def _clear(args: argparse.Namespace) -> int:
+    """Delete the index of PATH (the repository itself is not touched)."""
+    index = _open(args)
+    index.clear()
+    _message(f"cleared the index of {index.root}")
+    return 0
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    try:
+        from sharc.mcp_server import serve
+    except ImportError as error:
+        raise ImportError(f"{error}; install the MCP extra: pip install 'sharc[mcp]'") from error
+    roots = args.roots or [os.getcwd()]
+    serve(roots, transport="streamable-http" if args.http else "stdio",
+          host=args.host, port=args.port)
+    return 0
+
+
+class _ProgressBar:
+    """A one-line progress display on stderr when it is a terminal; quiet otherwise."""
+
+    def __init__(self) -> None:
+        self.enabled = sys.stderr.isatty() and not os.environ.get("NO_PROGRESS")
+        self._last = 0.0
+
+    def __call__(self, progress: Progress) -> None:
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if now - self._last < 0.1 and progress.phase != "done":
+            return
+        self._last = now
+        if progress.phase == "embedding":
+            detail = f"{progress.chunks_done}/{progress.chunks_total} chunks"
+        else:
+            detail = f"{progress.files_done}/{progress.files_total} files"
+        width = 30
+        filled = int(width * progress.percent / 100)
+        sys.stderr.write(
+            f"\r{progress.phase:<10} [{'#' * filled}{'.' * (width - filled)}]"
+            f" {progress.percent:5.1f}%  {detail}  {progress.elapsed:.0f}s\033[K"
+        )
+        sys.stderr.flush()
+
+    def finish(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\n")
+
+
+def _doc(function: object) -> str:
+    return (getattr(function, "__doc__", "") or "").strip()
+
+
+def _message(text: str) -> None:
+    sys.stderr.write(text + "\n")

@@ -1,0 +1,56 @@
+"""Which files of a tree sharc indexes: the Rust walker with its ignore rules, typed."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from sharc import _core
+from sharc._core import SkippedFile, WalkedFile
+
+DEFAULT_MAX_FILE_SIZE = 1_000_000
+
+
+@dataclass(frozen=True)
+class WalkResult:
+    """The files to index under `root` and the ones left out, both sorted by path."""
+
+    root: Path
+    files: list[WalkedFile]
+    skipped: list[SkippedFile]
+
+
+@dataclass(frozen=True)
+class WalkSettings:
+    """What a user can change about which files are indexed."""
+
+    ignore_patterns: tuple[str, ...] = ()
+    custom_extensions: tuple[str, ...] = ()
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE
+
+
+def walk(
+    root: str | os.PathLike[str],
+    *,
+    ignore_patterns: Sequence[str] = (),
+    custom_extensions: Sequence[str] = (),
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE,
+    threads: int = 0,
+    report_ignored: bool = False,
+) -> WalkResult:
+    """Walk `root` in parallel with .gitignore, .ignore, .sharcignore and the default ignores.
+
+    Secrets, binaries, files over `max_file_size` and symlinks leaving the root are always
+    skipped; `report_ignored` also lists what the ignore rules dropped (a dry run).
+    """
+    canonical, files, skipped = _core.walk(
+        os.fspath(root),
+        ignore_patterns=list(ignore_patterns),
+        custom_extensions=list(custom_extensions),
+        max_file_size=max_file_size,
+        threads=threads,
+        report_ignored=report_ignored,
+    )
+    return WalkResult(Path(canonical), files, skipped)

@@ -1,0 +1,930 @@
+"""The index of one root: incremental, crash-safe sync and hybrid search.
+
+Layout of an index directory::
+
+    manifest.sqlite   files, chunks (with their code) and the embedding cache: the truth
+    keyword/          tantivy BM25 index over code-aware tokens (derived from the manifest)
+    vectors.usearch   usearch ANN index of chunk vectors (derived from the manifest)
+    writer.lock       held by the one process that writes
+
+An update commits the manifest first, in one transaction, then brings the derived stores in
+line and records the manifest generation they reflect. A crash between the two leaves stores
+that lag; search resolves every hit through the manifest (deleted code never comes back) and the
+next update reconciles them. Keyword search works as soon as chunking is committed; vectors
+stream in behind it, and each search says which arms answered.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+
+from sharc.chunking import ChunkedFile, chunk_files
+from sharc.errors import CancelledError, IndexCorruptError, NotIndexedError
+from sharc.files import WalkSettings, walk
+from sharc.locking import WriterLock
+from sharc.manifest import ChunkRecord, FileRecord, Manifest
+from sharc.paths import default_index_dir
+
+if TYPE_CHECKING:
+    from sharc._core import Chunk
+    from sharc.embedding import Embedder
+    from sharc.keyword import KeywordStore
+    from sharc.vectors import VectorStore
+
+EmbeddingMode = Literal["independent", "late", "combined"]
+SearchMode = Literal["hybrid", "semantic", "keyword"]
+
+DEFAULT_EMBEDDING_MODE: EmbeddingMode = "independent"
+CHUNK_BATCH_FILES = 256
+EMBED_BATCH_CHUNKS = 256
+VECTOR_SAVE_SECONDS = 20.0
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where an update stands; passed to the progress callback."""
+
+    phase: str  # walking, chunking, keyword, embedding, done
+    files_done: int = 0
+    files_total: int = 0
+    chunks_done: int = 0
+    chunks_total: int = 0
+    elapsed: float = 0.0
+
+    @property
+    def percent(self) -> float:
+        if self.phase == "done":
+            return 100.0
+        if self.phase == "embedding" and self.chunks_total:
+            return 50.0 + 50.0 * self.chunks_done / self.chunks_total
+        if self.files_total:
+            return 50.0 * self.files_done / self.files_total
+        return 0.0
+
+
+@dataclass
+class UpdateReport:
+    """What an update changed."""
+
+    files_added: int = 0
+    files_changed: int = 0
+    files_deleted: int = 0
+    files_unchanged: int = 0
+    chunks_added: int = 0
+    chunks_removed: int = 0
+    chunks_embedded: int = 0
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    elapsed: float = 0.0
+
+
+@dataclass(frozen=True)
+class IndexStats:
+    """The state of an index on disk."""
+
+    root: str
+    index_dir: str
+    files: int
+    chunks: int
+    embedded_chunks: int
+    model: str
+    embedding_mode: str
+    size_bytes: int
+    last_update: float | None
+    generation: int
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """One hit: where it is, how well it matches (0-1), and the code."""
+
+    path: str
+    start_line: int
+    end_line: int
+    score: float
+    kind: str
+    symbol: str
+    fqn: str
+    language: str
+    header: str
+    code: str
+    id: str
+
+    @property
+    def location(self) -> str:
+        return f"{self.path}:{self.start_line}-{self.end_line}"
+
+
+@dataclass(frozen=True)
+class SearchResponse(Sequence[SearchResult]):
+    """The results of a search, with the arms that answered it."""
+
+    results: list[SearchResult]
+    arms: tuple[str, ...]
+    query_kind: str
+    complete: bool  # False while vectors are still being computed
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def, override]
+        return self.results[index]
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __iter__(self) -> Iterator[SearchResult]:
+        return iter(self.results)
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """Monorepo scoping: keep hits whose file matches all given filters."""
+
+    extensions: tuple[str, ...] = ()
+    languages: tuple[str, ...] = ()
+    path_prefix: str | None = None
+    path_glob: str | None = None
+
+    def accepts(self, path: str, language: str) -> bool:
+        if self.extensions and not path.lower().endswith(
+            tuple("." + e.lower().lstrip(".") for e in self.extensions)
+        ):
+            return False
+        if self.languages and language not in self.languages:
+            return False
+        if self.path_prefix and not path.startswith(self.path_prefix.strip("/").removeprefix("./")):
+            return False
+        if self.path_glob:
+            from fnmatch import fnmatchcase
+
+            return fnmatchcase(path, self.path_glob)
+        return True
+
+    @property
+    def active(self) -> bool:
+        return bool(self.extensions or self.languages or self.path_prefix or self.path_glob)
+
+
+CancelCheck = Callable[[], bool]
+ProgressCallback = Callable[[Progress], None]
+
+
+class Index:
+    """The search index of one root directory. Thread-safe for concurrent searches."""
+
+    def __init__(
+        self,
+        root: Path,
+        index_dir: Path,
+        *,
+        model: str | None = None,
+        embedding_mode: EmbeddingMode | None = None,
+        walk_settings: WalkSettings | None = None,
+        device: str = "auto",
+    ) -> None:
+        self.root = root
+        self.index_dir = index_dir
+        self._model_name = model
+        self._embedding_mode = embedding_mode
+        self._walk_settings = walk_settings
+        self._device = device
+        self._embedder: Embedder | None = None
+        self._embedder_lock = threading.Lock()
+        self._reader_lock = threading.Lock()
+        self._manifest: Manifest | None = None
+        self._keyword: KeywordStore | None = None
+        self._vectors: VectorStore | None = None
+        self._vectors_mtime: float = -1.0
+
+    # -- opening ---------------------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls,
+        root: str | os.PathLike[str],
+        *,
+        index_dir: str | os.PathLike[str] | None = None,
+        model: str | None = None,
+        embedding_mode: EmbeddingMode | None = None,
+        ignore_patterns: Sequence[str] = (),
+        custom_extensions: Sequence[str] = (),
+        max_file_size: int | None = None,
+        device: str = "auto",
+    ) -> Index:
+        """Open (without building) the index of `root`. `update()` builds or refreshes it.
+
+        `model` is a directory holding model.onnx + tokenizer.json + sharc-model.json (None: the
+        bundled all-MiniLM-L6-v2). Settings given here are remembered by the index.
+        """
+        root_path = Path(root).expanduser()
+        if not root_path.exists():
+            raise FileNotFoundError(f"no such directory: {root_path}")
+        if not root_path.is_dir():
+            raise NotADirectoryError(f"not a directory: {root_path}")
+        root_path = root_path.resolve()
+        directory = Path(index_dir).expanduser() if index_dir else default_index_dir(root_path)
+        settings = None
+        if ignore_patterns or custom_extensions or max_file_size is not None:
+            settings = WalkSettings(
+                tuple(ignore_patterns),
+                tuple(custom_extensions),
+                max_file_size if max_file_size is not None else WalkSettings().max_file_size,
+            )
+        return cls(
+            root_path,
+            directory,
+            model=model,
+            embedding_mode=embedding_mode,
+            walk_settings=settings,
+            device=device,
+        )
+
+    @property
+    def exists(self) -> bool:
+        return (self.index_dir / "manifest.sqlite").exists()
+
+    def _writer_lock(self) -> WriterLock:
+        return WriterLock(self.index_dir / "writer.lock", what=str(self.root))
+
+    # -- settings remembered by the index --------------------------------------------------
+
+    def _stored_settings(self, manifest: Manifest) -> dict[str, object]:
+        raw = manifest.get_meta("settings")
+        return json.loads(raw) if raw else {}
+
+    def _resolve_settings(self, manifest: Manifest) -> tuple[str | None, EmbeddingMode, WalkSettings]:
+        stored = self._stored_settings(manifest)
+        model = self._model_name if self._model_name is not None else stored.get("model")
+        mode = self._embedding_mode or stored.get("embedding_mode") or DEFAULT_EMBEDDING_MODE
+        walk_settings = self._walk_settings
+        if walk_settings is None:
+            walk_settings = WalkSettings(
+                tuple(stored.get("ignore_patterns", ())),  # type: ignore[arg-type]
+                tuple(stored.get("custom_extensions", ())),  # type: ignore[arg-type]
+                int(stored.get("max_file_size", WalkSettings().max_file_size)),  # type: ignore[arg-type]
+            )
+        return model, mode, walk_settings  # type: ignore[return-value]
+
+    def embedder(self) -> Embedder:
+        """The embedding model, loaded once (it takes a second)."""
+        with self._embedder_lock:
+            if self._embedder is None:
+                from sharc.embedding import load_embedder
+
+                model = self._model_name
+                if model is None and self.exists:
+                    model = self._reader_manifest().get_meta("model_path") or None
+                self._embedder = load_embedder(model, device=self._device)
+            return self._embedder
+
+    # -- updating --------------------------------------------------------------------------
+
+    def update(
+        self,
+        *,
+        progress: ProgressCallback | None = None,
+        cancel: CancelCheck | threading.Event | None = None,
+        embed: bool = True,
+        force: bool = False,
+    ) -> UpdateReport:
+        """Bring the index in line with the files on disk, touching only what changed.
+
+        Raises `IndexLockedError` if another process is writing, `CancelledError` when
+        `cancel` says so (the index keeps its last committed state).
+        """
+        started = time.monotonic()
+        is_cancelled = _cancel_check(cancel)
+        report_progress = _progress_reporter(progress, started)
+        with self._writer_lock():
+            if force and self.index_dir.exists():
+                self._remove_index_files()
+            manifest = Manifest(self.index_dir / "manifest.sqlite", writable=True)
+            try:
+                return self._update_locked(
+                    manifest, report_progress, is_cancelled, embed=embed, started=started
+                )
+            finally:
+                manifest.close()
+                self._forget_readers()
+
+    def _update_locked(
+        self,
+        manifest: Manifest,
+        report: Callable[..., None],
+        is_cancelled: CancelCheck,
+        *,
+        embed: bool,
+        started: float,
+    ) -> UpdateReport:
+        model, mode, walk_settings = self._resolve_settings(manifest)
+        embedder = self._embedder_for(model) if embed else None
+        model_id = embedder.model_id if embedder else str(
+            self._stored_settings(manifest).get("model_id", "")
+        )
+        self._save_settings(manifest, model, model_id, mode, walk_settings)
+        keyword = self._open_keyword(writable=True)
+        vectors = self._open_vectors_for_write(embedder)
+        result = UpdateReport()
+        try:
+            self._reconcile(manifest, keyword, vectors)
+            report("walking")
+            walked = walk(
+                self.root,
+                ignore_patterns=walk_settings.ignore_patterns,
+                custom_extensions=walk_settings.custom_extensions,
+                max_file_size=walk_settings.max_file_size,
+            )
+            result.skipped = [(s.path, s.detail) for s in walked.skipped]
+            removed, added = self._sync_chunks(
+                manifest, walked.files, model_id, mode, result, report, is_cancelled
+            )
+            report("keyword", files_done=len(walked.files), files_total=len(walked.files))
+            self._apply_keyword(manifest, keyword, [chunk_id for chunk_id, _ in removed], added)
+            if vectors is not None:
+                vectors.remove(np.array([key for _, key in removed], dtype=np.uint64))
+                self._save_vectors(manifest, vectors)
+            if embedder is not None and vectors is not None:
+                self._embed_missing(manifest, embedder, vectors, mode, result, report, is_cancelled)
+            manifest.prune_vectors()
+            manifest.set_meta("last_update", str(time.time()))
+            manifest.commit()
+        finally:
+            keyword.close()
+        result.elapsed = time.monotonic() - started
+        files_total = len(walked.files)
+        report("done", files_done=files_total, files_total=files_total,
+               chunks_done=result.chunks_embedded, chunks_total=result.chunks_embedded)
+        return result
+
+    def _embedder_for(self, model: str | None) -> Embedder:
+        if self._embedder is None or (model or None) != (self._model_name or None):
+            from sharc.embedding import load_embedder
+
+            self._embedder = load_embedder(model, device=self._device)
+            self._model_name = model
+        return self._embedder
+
+    def _save_settings(
+        self,
+        manifest: Manifest,
+        model: str | None,
+        model_id: str,
+        mode: EmbeddingMode,
+        walk_settings: WalkSettings,
+    ) -> None:
+        settings = {
+            "model": model,
+            "model_id": model_id,
+            "embedding_mode": mode,
+            "ignore_patterns": list(walk_settings.ignore_patterns),
+            "custom_extensions": list(walk_settings.custom_extensions),
+            "max_file_size": walk_settings.max_file_size,
+            "root": str(self.root),
+        }
+        manifest.set_meta("settings", json.dumps(settings, sort_keys=True))
+        manifest.set_meta("model_path", model or "")
+        manifest.commit()
+
+    def _sync_chunks(
+        self,
+        manifest: Manifest,
+        files: Sequence[object],
+        model_id: str,
+        mode: EmbeddingMode,
+        result: UpdateReport,
+        report: Callable[..., None],
+        is_cancelled: CancelCheck,
+    ) -> tuple[list[tuple[str, int]], list[ChunkRecord]]:
+        """Chunk what changed and commit it to the manifest in one transaction.
+
+        Returns the (id, key) of the chunks removed and the records added or changed.
+        """
+        known = manifest.files()
+        on_disk = {f.path: f for f in files}  # type: ignore[attr-defined]
+        to_chunk = []
+        for path, walked in on_disk.items():
+            record = known.get(path)
+            if record is None:
+                to_chunk.append(walked)
+            elif record.size != walked.size or record.mtime_ns != walked.mtime_ns:
+                to_chunk.append(walked)
+            else:
+                result.files_unchanged += 1
+        deleted = sorted(set(known) - set(on_disk))
+        removed: list[tuple[str, int]] = []
+        added: list[ChunkRecord] = []
+        try:
+            for path in deleted:
+                removed.extend(manifest.delete_file(path))
+                result.files_deleted += 1
+            total = len(to_chunk)
+            for start in range(0, total, CHUNK_BATCH_FILES):
+                if is_cancelled():
+                    raise CancelledError("indexing cancelled; the index keeps its previous state")
+                batch = to_chunk[start : start + CHUNK_BATCH_FILES]
+                for walked, chunked in zip(batch, chunk_files(self.root, batch)):
+                    self._store_file(
+                        manifest, walked, chunked, known.get(walked.path), model_id, mode,
+                        result, removed, added,
+                    )
+                report("chunking", files_done=min(start + len(batch), total), files_total=total)
+            manifest.set_meta("generation", str(manifest.generation() + 1))
+            manifest.commit()
+        except BaseException:
+            manifest.rollback()
+            raise
+        return removed, added
+
+    def _store_file(
+        self,
+        manifest: Manifest,
+        walked: object,
+        chunked: ChunkedFile,
+        previous: FileRecord | None,
+        model_id: str,
+        mode: EmbeddingMode,
+        result: UpdateReport,
+        removed: list[tuple[str, int]],
+        added: list[ChunkRecord],
+    ) -> None:
+        size, mtime_ns = walked.size, walked.mtime_ns  # type: ignore[attr-defined]
+        if chunked.error:
+            result.errors.append(f"{chunked.path}: {chunked.error}")
+        if previous is not None and previous.content_hash == chunked.content_hash and not chunked.error:
+            manifest.touch_file(chunked.path, size, mtime_ns)
+            result.files_unchanged += 1
+            return
+        if previous is None:
+            result.files_added += 1
+        else:
+            result.files_changed += 1
+        old = manifest.chunk_ids_of(chunked.path)
+        records = [
+            _record(chunk, chunked.content_hash, model_id, mode) for chunk in _unique(chunked.chunks)
+        ]
+        new_ids = {r.id for r in records}
+        gone = [old[i] for i in old if i not in new_ids]
+        manifest.delete_chunks([r.id for r in gone])
+        removed.extend((r.id, r.key) for r in gone)
+        changed = [r for r in records if r.id not in old or old[r.id] != r]
+        manifest.put_chunks(changed)
+        added.extend(changed)
+        result.chunks_added += sum(1 for r in records if r.id not in old)
+        result.chunks_removed += len(gone)
+        manifest.put_file(
+            FileRecord(
+                path=chunked.path,
+                size=size,
+                mtime_ns=mtime_ns,
+                content_hash=chunked.content_hash,
+                language=chunked.language,
+                tier=chunked.tier,
+                error=chunked.error,
+                syntax_errors=len(chunked.syntax_errors),
+            )
+        )
+
+    # -- derived stores --------------------------------------------------------------------
+
+    def _open_keyword(self, *, writable: bool) -> KeywordStore:
+        from sharc.keyword import KeywordStore
+
+        directory = self.index_dir / "keyword"
+        try:
+            return KeywordStore.open(directory, writable=writable)
+        except IndexCorruptError:
+            if not writable:
+                raise
+            shutil.rmtree(directory, ignore_errors=True)
+            return KeywordStore.open(directory, writable=True)
+
+    def _open_vectors_for_write(self, embedder: Embedder | None) -> VectorStore | None:
+        if embedder is None:
+            return None
+        from sharc.vectors import VectorStore
+
+        path = self.index_dir / "vectors.usearch"
+        store = VectorStore(embedder.dimension)
+        if path.exists():
+            try:
+                store = VectorStore.load(path, view=False)
+                if store.dimension != embedder.dimension:
+                    store = VectorStore(embedder.dimension)
+            except IndexCorruptError:
+                store = VectorStore(embedder.dimension)
+        return store
+
+    def _reconcile(
+        self, manifest: Manifest, keyword: KeywordStore, vectors: VectorStore | None
+    ) -> None:
+        """Repair derived stores that lag the manifest (after a crash or a kill)."""
+        generation = str(manifest.generation())
+        if manifest.get_meta("keyword_generation") != generation:
+            indexed = set(keyword.all_ids())
+            truth = manifest.chunk_ids()
+            keyword.delete(sorted(indexed - truth))
+            missing = sorted(truth - indexed)
+            for start in range(0, len(missing), 2000):
+                records = manifest.chunks_by_id(missing[start : start + 2000])
+                keyword.upsert([_keyword_doc(r) for r in records.values()])
+            keyword.commit()
+            manifest.set_meta("keyword_generation", generation)
+            manifest.commit()
+        if vectors is not None and manifest.get_meta("vector_generation") != generation:
+            truth_keys = manifest.chunk_keys()
+            present = set(int(k) for k in vectors.keys())
+            stale = np.array(sorted(present - truth_keys), dtype=np.uint64)
+            if len(stale):
+                vectors.remove(stale)
+            for records in manifest.iter_chunks():
+                records = [r for r in records if r.key not in present]
+                keys, matrix = manifest.vectors_for(records)
+                if keys:
+                    vectors.upsert(np.array(keys, dtype=np.uint64), matrix)
+            self._save_vectors(manifest, vectors)
+
+    def _apply_keyword(
+        self,
+        manifest: Manifest,
+        keyword: KeywordStore,
+        removed_ids: list[str],
+        added: list[ChunkRecord],
+    ) -> None:
+        keyword.delete(removed_ids)
+        keyword.upsert([_keyword_doc(r) for r in added])
+        keyword.commit()
+        manifest.set_meta("keyword_generation", str(manifest.generation()))
+        manifest.commit()
+
+    def _save_vectors(self, manifest: Manifest, vectors: VectorStore) -> None:
+        vectors.save(self.index_dir / "vectors.usearch")
+        manifest.set_meta("vector_generation", str(manifest.generation()))
+        manifest.commit()
+
+    def _embed_missing(
+        self,
+        manifest: Manifest,
+        embedder: Embedder,
+        vectors: VectorStore,
+        mode: EmbeddingMode,
+        result: UpdateReport,
+        report: Callable[..., None],
+        is_cancelled: CancelCheck,
+    ) -> None:
+        pending = manifest.missing_vectors()
+        total = len(pending)
+        done = 0
+        last_save = time.monotonic()
+        report("embedding", chunks_done=0, chunks_total=total)
+        for batch in _batches_by_file(pending, EMBED_BATCH_CHUNKS):
+            if is_cancelled():
+                self._save_vectors(manifest, vectors)
+                raise CancelledError(
+                    f"indexing cancelled after embedding {done} of {total} chunks;"
+                    " keyword search covers everything, the next update embeds the rest"
+                )
+            matrix = self._embed_records(embedder, batch, mode)
+            manifest.put_vectors([r.vector_key for r in batch], matrix)
+            manifest.commit()
+            vectors.upsert(np.array([r.key for r in batch], dtype=np.uint64), matrix)
+            done += len(batch)
+            result.chunks_embedded += len(batch)
+            report("embedding", chunks_done=done, chunks_total=total)
+            if time.monotonic() - last_save > VECTOR_SAVE_SECONDS:
+                self._save_vectors(manifest, vectors)
+                last_save = time.monotonic()
+        self._save_vectors(manifest, vectors)
+
+    def _embed_records(
+        self, embedder: Embedder, records: Sequence[ChunkRecord], mode: EmbeddingMode
+    ) -> np.ndarray:
+        texts = [r.header + r.code for r in records]
+        if mode == "independent":
+            return embedder.embed_documents(texts)
+        late = self._late_vectors(embedder, records)
+        if mode == "late":
+            return late
+        from sharc.embedding import combine
+
+        return combine(embedder.embed_documents(texts), late)
+
+    def _late_vectors(self, embedder: Embedder, records: Sequence[ChunkRecord]) -> np.ndarray:
+        from sharc.embedding import Span
+
+        by_path: dict[str, list[int]] = {}
+        for position, record in enumerate(records):
+            by_path.setdefault(record.path, []).append(position)
+        files = []
+        order: list[int] = []
+        for path, positions in by_path.items():
+            text, line_starts = _file_text_for_late(self.root, path)
+            spans = []
+            for position in positions:
+                record = records[position]
+                start = line_starts[min(record.start_line - 1, len(line_starts) - 1)]
+                end = line_starts[min(record.end_line, len(line_starts) - 1)]
+                spans.append(Span(start, max(end, start + 1)))
+                order.append(position)
+            files.append((text, spans))
+        pooled = embedder.embed_late_batch(files)
+        matrix = np.vstack(pooled) if pooled else np.zeros((0, embedder.dimension), np.float32)
+        result = np.empty_like(matrix)
+        result[np.array(order)] = matrix
+        return result
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def _reader_manifest(self) -> Manifest:
+        with self._reader_lock:
+            if self._manifest is None:
+                if not self.exists:
+                    raise NotIndexedError(
+                        f"{self.root} is not indexed yet (looked in {self.index_dir})"
+                    )
+                self._manifest = Manifest(self.index_dir / "manifest.sqlite", writable=False)
+            return self._manifest
+
+    def _reader_keyword(self) -> KeywordStore:
+        with self._reader_lock:
+            if self._keyword is None:
+                self._keyword = self._open_keyword(writable=False)
+            else:
+                self._keyword.reload()
+            return self._keyword
+
+    def _reader_vectors(self) -> VectorStore | None:
+        from sharc.vectors import VectorStore
+
+        path = self.index_dir / "vectors.usearch"
+        with self._reader_lock:
+            try:
+                mtime = path.stat().st_mtime_ns
+            except FileNotFoundError:
+                return None
+            if self._vectors is None or mtime != self._vectors_mtime:
+                self._vectors = VectorStore.load(path, view=True)
+                self._vectors_mtime = mtime
+            return self._vectors
+
+    def _forget_readers(self) -> None:
+        with self._reader_lock:
+            if self._manifest is not None:
+                self._manifest.close()
+            if self._keyword is not None:
+                self._keyword.close()
+            self._manifest = self._keyword = self._vectors = None
+            self._vectors_mtime = -1.0
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = 10,
+        mode: SearchMode = "hybrid",
+        extensions: Sequence[str] = (),
+        languages: Sequence[str] = (),
+        path_prefix: str | None = None,
+        path_glob: str | None = None,
+        include_tests: bool | None = None,
+        max_per_file: int | None = 2,
+    ) -> SearchResponse:
+        """Hybrid search: BM25 and vectors fused by weighted reciprocal rank fusion.
+
+        Identifier queries lean on keywords and exact symbol matches; natural-language queries
+        on vectors. Tests, docs, generated and vendored code rank lower unless the query asks
+        for them. Results are spread across files (`max_per_file` in the top list).
+        """
+        from sharc import fusion
+
+        if limit < 1:
+            raise ValueError("limit must be at least 1")
+        filters = SearchFilters(tuple(extensions), tuple(languages), path_prefix, path_glob)
+        manifest = self._reader_manifest()
+        query = query.strip()
+        if not query:
+            return SearchResponse([], (), "empty", True)
+        kind = fusion.classify_query(query)
+        depth = max(100, limit * 10) * (4 if filters.active else 1)
+        rankings: dict[str, list[str]] = {}
+        arms: list[str] = []
+        complete = True
+        if mode in ("hybrid", "keyword"):
+            keyword = self._reader_keyword()
+            hits = keyword.search(
+                query,
+                depth,
+                languages=list(languages) or None,
+                path_prefix=(path_prefix.strip("/") if path_prefix else None),
+            )
+            rankings["keyword"] = [chunk_id for chunk_id, _ in hits]
+            arms.append("keyword")
+        if mode in ("hybrid", "semantic"):
+            vectors = self._reader_vectors()
+            files, chunks = manifest.counts()
+            embedded = manifest.count_embedded()
+            complete = embedded >= chunks
+            if vectors is not None and len(vectors):
+                query_vector = self.embedder().embed_queries([query])[0]
+                hits_by_key = vectors.search(query_vector, depth)
+                records = manifest.chunks_by_key([key for key, _ in hits_by_key])
+                rankings["semantic"] = [records[k].id for k, _ in hits_by_key if k in records]
+                arms.append("semantic")
+            elif mode == "semantic":
+                raise NotIndexedError(f"{self.root} has no vectors yet; run `sharc index` first")
+        weights = fusion.weights_for(kind)
+        fused = fusion.reciprocal_rank_fusion(
+            rankings, {arm: weights.weight(arm) for arm in rankings}, k=weights.k
+        )
+        records = manifest.chunks_by_id([chunk_id for chunk_id, _ in fused])
+        candidates = [
+            (records[chunk_id], score)
+            for chunk_id, score in fused
+            if chunk_id in records and filters.accepts(records[chunk_id].path, records[chunk_id].language)
+        ]
+        adjusted = fusion.rerank(query, kind, candidates, include_tests=include_tests)
+        if max_per_file:
+            adjusted = fusion.diversify(adjusted, max_per_file=max_per_file, path_of=lambda r: r.path)
+        top = adjusted[:limit]
+        scores = fusion.normalize_scores([score for _, score in top], arms=len(rankings))
+        results = [
+            SearchResult(
+                path=r.path, start_line=r.start_line, end_line=r.end_line, score=s, kind=r.kind,
+                symbol=r.symbol, fqn=r.fqn, language=r.language, header=r.header, code=r.code,
+                id=r.id,
+            )
+            for (r, _), s in zip(top, scores)
+        ]
+        return SearchResponse(results, tuple(arms), kind.value, complete)
+
+    # -- state -----------------------------------------------------------------------------
+
+    def stats(self) -> IndexStats:
+        manifest = self._reader_manifest()
+        files, chunks = manifest.counts()
+        settings = self._stored_settings(manifest)
+        last = manifest.get_meta("last_update")
+        return IndexStats(
+            root=str(self.root),
+            index_dir=str(self.index_dir),
+            files=files,
+            chunks=chunks,
+            embedded_chunks=manifest.count_embedded(),
+            model=str(settings.get("model_id", "")),
+            embedding_mode=str(settings.get("embedding_mode", "")),
+            size_bytes=_directory_size(self.index_dir),
+            last_update=float(last) if last else None,
+            generation=manifest.generation(),
+        )
+
+    def clear(self) -> None:
+        """Delete the index (waits for no one: raises `IndexLockedError` if a writer runs)."""
+        self._forget_readers()
+        with self._writer_lock():
+            self._remove_index_files()
+
+    def _remove_index_files(self) -> None:
+        if not self.index_dir.exists():
+            return
+        for entry in self.index_dir.iterdir():
+            if entry.name == "writer.lock":
+                continue
+            if entry.is_dir():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
+
+    def close(self) -> None:
+        self._forget_readers()
+
+
+# -- helpers -------------------------------------------------------------------------------
+
+
+def _cancel_check(cancel: CancelCheck | threading.Event | None) -> CancelCheck:
+    if cancel is None:
+        return lambda: False
+    if isinstance(cancel, threading.Event):
+        return cancel.is_set
+    return cancel
+
+
+def _progress_reporter(callback: ProgressCallback | None, started: float) -> Callable[..., None]:
+    def report(phase: str, **counts: int) -> None:
+        if callback is not None:
+            callback(Progress(phase=phase, elapsed=time.monotonic() - started, **counts))
+
+    return report
+
+
+def _unique(chunks: Sequence[Chunk]) -> list[Chunk]:
+    """Chunk ids are unique per file by construction; guard against a core bug anyway."""
+    seen: set[str] = set()
+    unique = []
+    for chunk in chunks:
+        if chunk.id not in seen:
+            seen.add(chunk.id)
+            unique.append(chunk)
+    return unique
+
+
+def _record(chunk: Chunk, file_hash: str, model_id: str, mode: EmbeddingMode) -> ChunkRecord:
+    from sharc.vectors import key_of
+
+    text = chunk.header + chunk.code
+    if mode == "independent":
+        material = f"{model_id}\0{mode}\0{text}"
+    else:
+        # A late vector depends on the whole file around the chunk.
+        material = f"{model_id}\0{mode}\0{text}\0{file_hash}\0{chunk.start_line}:{chunk.end_line}"
+    vector_key = hashlib.blake2b(material.encode(), digest_size=16).hexdigest()
+    return ChunkRecord(
+        id=chunk.id,
+        key=key_of(chunk.id),
+        path=chunk.path,
+        language=chunk.language,
+        tier=chunk.tier,
+        kind=chunk.kind,
+        symbol=chunk.symbol,
+        fqn=chunk.fqn,
+        start_line=chunk.start_line,
+        end_line=chunk.end_line,
+        header=chunk.header,
+        code=chunk.code,
+        vector_key=vector_key,
+    )
+
+
+def _keyword_doc(record: ChunkRecord):  # type: ignore[no-untyped-def]
+    from sharc.keyword import KeywordDoc
+
+    return KeywordDoc(
+        id=record.id,
+        key=record.key,
+        path=record.path,
+        symbol=f"{record.symbol} {record.fqn}",
+        body=record.header + record.code,
+        language=record.language,
+        kind=record.kind,
+        tier=record.tier,
+    )
+
+
+def _batches_by_file(records: Sequence[ChunkRecord], size: int) -> Iterator[list[ChunkRecord]]:
+    """Batches of about `size` chunks that never split one file (late chunking needs it whole)."""
+    batch: list[ChunkRecord] = []
+    for record in records:
+        if len(batch) >= size and batch[-1].path != record.path:
+            yield batch
+            batch = []
+        batch.append(record)
+    if batch:
+        yield batch
+
+
+def _file_text_for_late(root: Path, path: str) -> tuple[str, list[int]]:
+    """The text late chunking encodes (a path line, then the file) and its line offsets."""
+    try:
+        body = (root / path).read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        body = ""
+    body = body.removeprefix("\ufeff").replace("\r\n", "\n")
+    text = f"File: {path}\n{body}"
+    offset = len(f"File: {path}\n")
+    line_starts = [offset]
+    position = body.find("\n")
+    while position != -1:
+        line_starts.append(offset + position + 1)
+        position = body.find("\n", position + 1)
+    line_starts.append(len(text))
+    return text, line_starts
+
+
+def _directory_size(directory: Path) -> int:
+    total = 0
+    for dirpath, _, filenames in os.walk(directory):
+        for name in filenames:
+            try:
+                total += os.path.getsize(os.path.join(dirpath, name))
+            except OSError:
+                pass
+    return total
+
+
+__all__ = [
+    "Index",
+    "IndexStats",
+    "Progress",
+    "SearchFilters",
+    "SearchResponse",
+    "SearchResult",
+    "UpdateReport",
+]

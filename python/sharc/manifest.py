@@ -1,0 +1,327 @@
+"""The manifest: SQLite, the index's source of truth.
+
+It holds every indexed file (path, size, mtime, content hash), every chunk with its code, and
+the embedding cache. The keyword and vector stores are derived from it and may lag behind after
+a crash; search resolves their hits through the manifest, so a chunk deleted here is never
+returned, and the next update brings the derived stores back in line.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from sharc.errors import IndexCorruptError, IndexVersionError
+
+FORMAT_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+    path TEXT PRIMARY KEY,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    content_hash TEXT NOT NULL,
+    language TEXT NOT NULL,
+    tier INTEGER NOT NULL,
+    error TEXT,
+    syntax_errors INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS chunks (
+    id TEXT PRIMARY KEY,
+    key INTEGER NOT NULL UNIQUE,
+    path TEXT NOT NULL,
+    language TEXT NOT NULL,
+    tier INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    symbol TEXT NOT NULL,
+    fqn TEXT NOT NULL,
+    start_line INTEGER NOT NULL,
+    end_line INTEGER NOT NULL,
+    header TEXT NOT NULL,
+    code TEXT NOT NULL,
+    vector_key TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunks_path ON chunks (path);
+CREATE INDEX IF NOT EXISTS chunks_vector_key ON chunks (vector_key);
+CREATE TABLE IF NOT EXISTS vectors (vector_key TEXT PRIMARY KEY, vector BLOB NOT NULL);
+"""
+
+
+@dataclass(frozen=True)
+class FileRecord:
+    """What the manifest knows of one indexed file."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    content_hash: str
+    language: str
+    tier: int
+    error: str | None
+    syntax_errors: int
+
+
+@dataclass(frozen=True)
+class ChunkRecord:
+    """A chunk as stored: everything a search result shows."""
+
+    id: str
+    key: int
+    path: str
+    language: str
+    tier: int
+    kind: str
+    symbol: str
+    fqn: str
+    start_line: int
+    end_line: int
+    header: str
+    code: str
+    vector_key: str
+
+    @property
+    def location(self) -> str:
+        return f"{self.path}:{self.start_line}-{self.end_line}"
+
+
+_CHUNK_COLUMNS = ", ".join(ChunkRecord.__dataclass_fields__)
+_FILE_COLUMNS = ", ".join(FileRecord.__dataclass_fields__)
+
+
+class Manifest:
+    """One SQLite database in WAL mode: one writer, any number of concurrent readers.
+
+    Connections are per thread, so one `Manifest` serves concurrent searches.
+    """
+
+    def __init__(self, path: Path, *, writable: bool) -> None:
+        self.path = path
+        self.writable = writable
+        self._local = threading.local()
+        if writable:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            connection = self._connection()
+            try:
+                connection.executescript(_SCHEMA)
+                version = self.get_meta("format_version")
+                if version is None:
+                    self.set_meta("format_version", str(FORMAT_VERSION))
+                    connection.commit()
+            except sqlite3.DatabaseError as error:
+                raise IndexCorruptError(f"cannot read the index manifest {path}: {error}") from error
+        elif not path.exists():
+            raise IndexCorruptError(f"the index manifest {path} is missing")
+        self._check_version()
+
+    def _connection(self) -> sqlite3.Connection:
+        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
+        if connection is None:
+            try:
+                if self.writable:
+                    connection = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
+                    connection.execute("PRAGMA journal_mode=WAL")
+                    connection.execute("PRAGMA synchronous=NORMAL")
+                else:
+                    connection = sqlite3.connect(
+                        f"file:{self.path}?mode=ro", uri=True, timeout=30,
+                        check_same_thread=False,
+                    )
+                connection.execute("PRAGMA busy_timeout=30000")
+            except sqlite3.DatabaseError as error:
+                raise IndexCorruptError(
+                    f"cannot open the index manifest {self.path}: {error}"
+                ) from error
+            self._local.connection = connection
+        return connection
+
+    def _check_version(self) -> None:
+        try:
+            version = self.get_meta("format_version")
+        except sqlite3.DatabaseError as error:
+            raise IndexCorruptError(f"cannot read the index manifest {self.path}: {error}") from error
+        if version is None:
+            raise IndexCorruptError(f"the index manifest {self.path} has no format version")
+        if int(version) > FORMAT_VERSION:
+            raise IndexVersionError(
+                f"the index at {self.path.parent} has format {version}; this sharc reads up to"
+                f" {FORMAT_VERSION}"
+            )
+
+    def close(self) -> None:
+        connection = getattr(self._local, "connection", None)
+        if connection is not None:
+            connection.close()
+            self._local.connection = None
+
+    # -- meta ------------------------------------------------------------------------------
+
+    def get_meta(self, key: str) -> str | None:
+        row = self._connection().execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        self._connection().execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?)"
+            " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    def generation(self) -> int:
+        return int(self.get_meta("generation") or 0)
+
+    # -- transactions ----------------------------------------------------------------------
+
+    def commit(self) -> None:
+        self._connection().commit()
+
+    def rollback(self) -> None:
+        self._connection().rollback()
+
+    # -- files -----------------------------------------------------------------------------
+
+    def files(self) -> dict[str, FileRecord]:
+        rows = self._connection().execute(f"SELECT {_FILE_COLUMNS} FROM files")
+        return {row[0]: FileRecord(*row) for row in rows}
+
+    def put_file(self, record: FileRecord) -> None:
+        self._connection().execute(
+            f"INSERT OR REPLACE INTO files ({_FILE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (record.path, record.size, record.mtime_ns, record.content_hash, record.language,
+             record.tier, record.error, record.syntax_errors),
+        )
+
+    def touch_file(self, path: str, size: int, mtime_ns: int) -> None:
+        self._connection().execute(
+            "UPDATE files SET size = ?, mtime_ns = ? WHERE path = ?", (size, mtime_ns, path)
+        )
+
+    def delete_file(self, path: str) -> list[tuple[str, int]]:
+        """Forget a file and its chunks; return the (id, key) of each chunk removed."""
+        connection = self._connection()
+        removed = [
+            (row[0], row[1])
+            for row in connection.execute("SELECT id, key FROM chunks WHERE path = ?", (path,))
+        ]
+        connection.execute("DELETE FROM chunks WHERE path = ?", (path,))
+        connection.execute("DELETE FROM files WHERE path = ?", (path,))
+        return removed
+
+    # -- chunks ----------------------------------------------------------------------------
+
+    def chunk_ids_of(self, path: str) -> dict[str, ChunkRecord]:
+        rows = self._connection().execute(
+            f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE path = ?", (path,)
+        )
+        return {row[0]: ChunkRecord(*row) for row in rows}
+
+    def put_chunks(self, records: Sequence[ChunkRecord]) -> None:
+        self._connection().executemany(
+            f"INSERT OR REPLACE INTO chunks ({_CHUNK_COLUMNS})"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (r.id, r.key, r.path, r.language, r.tier, r.kind, r.symbol, r.fqn,
+                 r.start_line, r.end_line, r.header, r.code, r.vector_key)
+                for r in records
+            ],
+        )
+
+    def delete_chunks(self, ids: Iterable[str]) -> None:
+        self._connection().executemany("DELETE FROM chunks WHERE id = ?", [(i,) for i in ids])
+
+    def chunks_by_key(self, keys: Sequence[int]) -> dict[int, ChunkRecord]:
+        found: dict[int, ChunkRecord] = {}
+        connection = self._connection()
+        for start in range(0, len(keys), 500):
+            batch = list(keys[start : start + 500])
+            marks = ",".join("?" * len(batch))
+            rows = connection.execute(
+                f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE key IN ({marks})", batch
+            )
+            for row in rows:
+                found[row[1]] = ChunkRecord(*row)
+        return found
+
+    def chunks_by_id(self, ids: Sequence[str]) -> dict[str, ChunkRecord]:
+        found: dict[str, ChunkRecord] = {}
+        connection = self._connection()
+        for start in range(0, len(ids), 500):
+            batch = list(ids[start : start + 500])
+            marks = ",".join("?" * len(batch))
+            rows = connection.execute(
+                f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE id IN ({marks})", batch
+            )
+            for row in rows:
+                found[row[0]] = ChunkRecord(*row)
+        return found
+
+    def iter_chunks(self, batch_size: int = 2000) -> Iterator[list[ChunkRecord]]:
+        cursor = self._connection().execute(f"SELECT {_CHUNK_COLUMNS} FROM chunks ORDER BY path")
+        while rows := cursor.fetchmany(batch_size):
+            yield [ChunkRecord(*row) for row in rows]
+
+    def chunk_keys(self) -> set[int]:
+        return {row[0] for row in self._connection().execute("SELECT key FROM chunks")}
+
+    def chunk_ids(self) -> set[str]:
+        return {row[0] for row in self._connection().execute("SELECT id FROM chunks")}
+
+    def counts(self) -> tuple[int, int]:
+        connection = self._connection()
+        files = connection.execute("SELECT count(*) FROM files").fetchone()[0]
+        chunks = connection.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        return int(files), int(chunks)
+
+    # -- vectors ---------------------------------------------------------------------------
+
+    def missing_vectors(self) -> list[ChunkRecord]:
+        """Chunks whose vector is not cached yet, grouped by path."""
+        rows = self._connection().execute(
+            f"SELECT {', '.join('c.' + c for c in ChunkRecord.__dataclass_fields__)}"
+            " FROM chunks c LEFT JOIN vectors v ON v.vector_key = c.vector_key"
+            " WHERE v.vector_key IS NULL ORDER BY c.path, c.start_line"
+        )
+        return [ChunkRecord(*row) for row in rows]
+
+    def count_embedded(self) -> int:
+        row = self._connection().execute(
+            "SELECT count(*) FROM chunks c JOIN vectors v ON v.vector_key = c.vector_key"
+        ).fetchone()
+        return int(row[0])
+
+    def put_vectors(self, vector_keys: Sequence[str], vectors: np.ndarray) -> None:
+        data = np.asarray(vectors, dtype=np.float16)
+        self._connection().executemany(
+            "INSERT OR REPLACE INTO vectors (vector_key, vector) VALUES (?, ?)",
+            [(key, data[i].tobytes()) for i, key in enumerate(vector_keys)],
+        )
+
+    def vectors_for(self, records: Sequence[ChunkRecord]) -> tuple[list[int], np.ndarray]:
+        """The cached vectors of `records` (those that have one): chunk keys and a matrix."""
+        by_vector_key: dict[str, bytes] = {}
+        connection = self._connection()
+        wanted = list({r.vector_key for r in records})
+        for start in range(0, len(wanted), 500):
+            batch = wanted[start : start + 500]
+            marks = ",".join("?" * len(batch))
+            for key, blob in connection.execute(
+                f"SELECT vector_key, vector FROM vectors WHERE vector_key IN ({marks})", batch
+            ):
+                by_vector_key[key] = blob
+        keys = [r.key for r in records if r.vector_key in by_vector_key]
+        rows = [np.frombuffer(by_vector_key[r.vector_key], dtype=np.float16)
+                for r in records if r.vector_key in by_vector_key]
+        matrix = np.vstack(rows).astype(np.float32) if rows else np.zeros((0, 0), np.float32)
+        return keys, matrix
+
+    def prune_vectors(self) -> int:
+        """Drop cached vectors no chunk uses any more."""
+        cursor = self._connection().execute(
+            "DELETE FROM vectors WHERE vector_key NOT IN (SELECT vector_key FROM chunks)"
+        )
+        return cursor.rowcount

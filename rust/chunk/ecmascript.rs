@@ -1,0 +1,207 @@
+//! JavaScript, TypeScript and TSX: functions, classes, methods, named arrow functions and
+//! function expressions, function-valued property assignments, namespaces and TS types.
+
+use tree_sitter::Node;
+
+use super::spec::{child_of_kind, name_of, node_text, Container, Context, Role, Spec, Symbol};
+use super::text::Source;
+
+pub(crate) static SPEC: Spec = Spec {
+    comment: "//",
+    classify,
+    leading: &["comment", "decorator"],
+    decorators: &["decorator"],
+    decorator_holders: &[],
+    elision: "{ ... }",
+    merge_same_name: false,
+    outer_first: false,
+};
+
+const FUNCTIONS: &[&str] = &[
+    "arrow_function",
+    "function_expression",
+    "function",
+    "generator_function",
+];
+
+const DECLARATIONS: &[&str] = &[
+    "class_declaration",
+    "abstract_class_declaration",
+    "function_declaration",
+    "generator_function_declaration",
+    "interface_declaration",
+    "type_alias_declaration",
+    "enum_declaration",
+    "module",
+    "internal_module",
+    "lexical_declaration",
+    "variable_declaration",
+];
+
+fn classify<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {
+    match node.kind() {
+        "export_statement" => {
+            if let Some(declaration) = node.child_by_field_name("declaration") {
+                return Role::Wrap(declaration);
+            }
+            match node.child_by_field_name("value") {
+                Some(value) => value_role(value, "default".to_string(), "function", source),
+                None => Role::Code,
+            }
+        }
+        "ambient_declaration" => child_of_kind(node, DECLARATIONS).map_or(Role::Code, Role::Wrap),
+        "expression_statement" => match node.named_child(0) {
+            Some(child) if child.kind() == "internal_module" => Role::Wrap(child),
+            Some(child) if child.kind() == "assignment_expression" => assignment(child, source),
+            _ => Role::Code,
+        },
+        "function_declaration" | "generator_function_declaration" => Symbol::new(
+            "function",
+            name_of(node, source),
+            node.child_by_field_name("body"),
+        ),
+        "class_declaration" | "abstract_class_declaration" | "class" => Container::class(
+            "class",
+            "class",
+            name_of(node, source),
+            node.child_by_field_name("body"),
+        ),
+        "interface_declaration" => Symbol::new(
+            "interface",
+            name_of(node, source),
+            node.child_by_field_name("body"),
+        ),
+        "type_alias_declaration" => Symbol::new("type", name_of(node, source), None),
+        "enum_declaration" => Symbol::new(
+            "enum",
+            name_of(node, source),
+            node.child_by_field_name("body"),
+        ),
+        "internal_module" => Container::namespace(
+            "namespace",
+            name_of(node, source),
+            node.child_by_field_name("body"),
+        ),
+        "module" => Container::namespace(
+            "module",
+            name_of(node, source).trim_matches(['"', '\'']).to_string(),
+            node.child_by_field_name("body"),
+        ),
+        "method_definition" => {
+            let name = name_of(node, source);
+            let kind = if name == "constructor" {
+                "constructor"
+            } else {
+                "method"
+            };
+            Symbol::new(kind, name, node.child_by_field_name("body"))
+        }
+        "public_field_definition" | "field_definition" => {
+            let name = node
+                .child_by_field_name("name")
+                .or_else(|| node.child_by_field_name("property"))
+                .map(|n| node_text(n, source));
+            match (name, node.child_by_field_name("value")) {
+                (Some(name), Some(value)) if function_of(value).is_some() => {
+                    value_role(value, name, if context.in_class { "method" } else { "function" }, source)
+                }
+                _ => Role::Code,
+            }
+        }
+        "lexical_declaration" | "variable_declaration" => declaration(node, source),
+        "ERROR" => Role::Transparent,
+        _ => Role::Code,
+    }
+}
+
+/// A function or class bound to a name: `const f = () => {}`, `export default class {}`.
+fn value_role<'t>(value: Node<'t>, name: String, kind: &'static str, source: &Source) -> Role<'t> {
+    if matches!(value.kind(), "class" | "class_declaration") {
+        let name = value
+            .child_by_field_name("name")
+            .map_or(name, |n| node_text(n, source));
+        return Container::class("class", "class", name, value.child_by_field_name("body"));
+    }
+    match function_of(value) {
+        Some(function) => {
+            let name = function
+                .child_by_field_name("name")
+                .filter(|_| name == "default")
+                .map_or(name, |n| node_text(n, source));
+            Symbol::new(kind, name, function.child_by_field_name("body"))
+        }
+        None => Role::Code,
+    }
+}
+
+/// The function a value is, or wraps in a call (`React.memo(() => ...)`, `forwardRef(...)`).
+fn function_of(value: Node<'_>) -> Option<Node<'_>> {
+    if FUNCTIONS.contains(&value.kind()) {
+        return Some(value);
+    }
+    if value.kind() == "call_expression" {
+        let arguments = value.child_by_field_name("arguments")?;
+        return child_of_kind(arguments, FUNCTIONS);
+    }
+    None
+}
+
+/// `const f = ...` with a function or class value; other declarations are plain code.
+fn declaration<'t>(node: Node<'t>, source: &Source) -> Role<'t> {
+    let mut cursor = node.walk();
+    let declarators: Vec<Node<'t>> = node
+        .named_children(&mut cursor)
+        .filter(|child| child.kind() == "variable_declarator")
+        .collect();
+    for declarator in declarators {
+        let (Some(name), Some(value)) = (
+            declarator.child_by_field_name("name"),
+            declarator.child_by_field_name("value"),
+        ) else {
+            continue;
+        };
+        if name.kind() != "identifier" {
+            continue;
+        }
+        if function_of(value).is_some() || value.kind() == "class" {
+            return value_role(value, node_text(name, source), "function", source);
+        }
+    }
+    Role::Code
+}
+
+/// `obj.f = function () {}`, `module.exports.f = () => {}`, `Foo.prototype.bar = ...`.
+fn assignment<'t>(node: Node<'t>, source: &Source) -> Role<'t> {
+    let (Some(left), Some(right)) = (
+        node.child_by_field_name("left"),
+        node.child_by_field_name("right"),
+    ) else {
+        return Role::Code;
+    };
+    let Some(function) = function_of(right) else {
+        return Role::Code;
+    };
+    let body = function.child_by_field_name("body");
+    match left.kind() {
+        "identifier" => Symbol::new("function", node_text(left, source), body),
+        "member_expression" => {
+            let (Some(object), Some(property)) = (
+                left.child_by_field_name("object"),
+                left.child_by_field_name("property"),
+            ) else {
+                return Role::Code;
+            };
+            if object.kind() == "this" {
+                return Role::Code;
+            }
+            Role::Symbol(Symbol {
+                kind: "function",
+                name: node_text(property, source),
+                qualifier: Some(node_text(object, source).replace(' ', "")),
+                body,
+                label: None,
+            })
+        }
+        _ => Role::Code,
+    }
+}

@@ -1,0 +1,12 @@
+//! sharc's core: parallel walking with ignore rules, and tree-sitter symbol chunking.
+//!
+//! Everything here is plain Rust; `py.rs` is the only file that knows about Python.
+
+pub mod chunk;
+pub mod error;
+pub mod lang;
+pub mod tokens;
+pub mod walk;
+
+#[cfg(feature = "python")]
+mod py;
