@@ -270,12 +270,30 @@ mod tests {
 
     #[test]
     fn extensions_map_to_tiers() {
-        assert_eq!(Language::from_path(Path::new("a/b.TSX")), Some(Language::Tsx));
-        assert_eq!(Language::from_path(Path::new("x.h")).unwrap().tier(), Tier::Ast);
-        assert_eq!(Language::from_path(Path::new("README.md")).unwrap().tier(), Tier::Docs);
-        assert_eq!(Language::from_path(Path::new("c.yml")).unwrap().tier(), Tier::Config);
-        assert_eq!(Language::from_path(Path::new("v.vue")).unwrap().tier(), Tier::OtherCode);
-        assert_eq!(Language::from_path(Path::new("Makefile")), Some(Language::Other));
+        assert_eq!(
+            Language::from_path(Path::new("a/b.TSX")),
+            Some(Language::Tsx)
+        );
+        assert_eq!(
+            Language::from_path(Path::new("x.h")).unwrap().tier(),
+            Tier::Ast
+        );
+        assert_eq!(
+            Language::from_path(Path::new("README.md")).unwrap().tier(),
+            Tier::Docs
+        );
+        assert_eq!(
+            Language::from_path(Path::new("c.yml")).unwrap().tier(),
+            Tier::Config
+        );
+        assert_eq!(
+            Language::from_path(Path::new("v.vue")).unwrap().tier(),
+            Tier::OtherCode
+        );
+        assert_eq!(
+            Language::from_path(Path::new("Makefile")),
+            Some(Language::Other)
+        );
         assert_eq!(Language::from_path(Path::new("photo.png")), None);
     }
 }

@@ -13,10 +13,20 @@ use crate::chunk::{self, ChunkOptions};
 use crate::error::Error;
 use crate::lang::Language;
 use crate::tokens;
-use crate::walk::{self, WalkOptions};
+use crate::walk::{self as walker, WalkOptions};
 
-create_exception!(_core, CoreError, PyException, "An error raised by sharc's Rust core.");
-create_exception!(_core, PatternError, PyValueError, "An invalid ignore pattern or extension.");
+create_exception!(
+    _core,
+    CoreError,
+    PyException,
+    "An error raised by sharc's Rust core."
+);
+create_exception!(
+    _core,
+    PatternError,
+    PyValueError,
+    "An invalid ignore pattern or extension."
+);
 
 impl From<Error> for PyErr {
     fn from(error: Error) -> PyErr {
@@ -68,7 +78,10 @@ pub struct SkippedFile {
 #[pymethods]
 impl SkippedFile {
     fn __repr__(&self) -> String {
-        format!("SkippedFile(path={:?}, reason={:?})", self.path, self.detail)
+        format!(
+            "SkippedFile(path={:?}, reason={:?})",
+            self.path, self.detail
+        )
     }
 }
 
@@ -109,7 +122,20 @@ impl Chunk {
         text: String,
         code: String,
     ) -> Self {
-        Chunk { id, path, language, tier, kind, symbol, fqn, start_line, end_line, header, text, code }
+        Chunk {
+            id,
+            path,
+            language,
+            tier,
+            kind,
+            symbol,
+            fqn,
+            start_line,
+            end_line,
+            header,
+            text,
+            code,
+        }
     }
 
     /// `path:start-end`, the location users and agents click on.
@@ -119,7 +145,12 @@ impl Chunk {
     }
 
     fn __repr__(&self) -> String {
-        format!("Chunk(id={:?}, kind={:?}, location={:?})", self.id, self.kind, self.location())
+        format!(
+            "Chunk(id={:?}, kind={:?}, location={:?})",
+            self.id,
+            self.kind,
+            self.location()
+        )
     }
 }
 
@@ -142,8 +173,8 @@ fn language_named(name: &str) -> PyResult<Language> {
 
 /// Walk `root` and return `(files, skipped)`, both sorted by path.
 #[pyfunction]
-#[pyo3(signature = (root, *, ignore_patterns=Vec::new(), custom_extensions=Vec::new(), max_file_size=1_000_000, threads=0, report_ignored=false))]
-fn walk(
+#[pyo3(name = "walk", signature = (root, *, ignore_patterns=Vec::new(), custom_extensions=Vec::new(), max_file_size=1_000_000, threads=0, report_ignored=false))]
+fn walk_tree(
     py: Python<'_>,
     root: PathBuf,
     ignore_patterns: Vec<String>,
@@ -159,7 +190,7 @@ fn walk(
         threads,
         report_ignored,
     };
-    let result = py.detach(|| walk::walk(&root, &options))?;
+    let result = py.detach(|| walker::walk(&root, &options))?;
     let files = result
         .files
         .into_iter()
@@ -249,10 +280,52 @@ fn chunk_source(
     Ok(convert_chunks(chunked))
 }
 
+/// The walk's rules for single paths: the file watcher asks it about each changed path.
+///
+/// Built once per root; rebuild it when an ignore file changes.
+#[pyclass(frozen, module = "sharc._core")]
+pub struct PathFilter {
+    inner: walker::Filter,
+}
+
+#[pymethods]
+impl PathFilter {
+    #[new]
+    #[pyo3(signature = (root, *, ignore_patterns=Vec::new(), custom_extensions=Vec::new(), max_file_size=1_000_000))]
+    fn new(
+        root: PathBuf,
+        ignore_patterns: Vec<String>,
+        custom_extensions: Vec<String>,
+        max_file_size: u64,
+    ) -> PyResult<Self> {
+        let options = WalkOptions {
+            ignore_patterns,
+            custom_extensions,
+            max_file_size,
+            ..WalkOptions::default()
+        };
+        Ok(PathFilter { inner: walker::Filter::new(&root, &options)? })
+    }
+
+    /// None when the walk would index `relative_path`, else `(reason code, detail)`.
+    fn skip_reason(&self, py: Python<'_>, relative_path: PathBuf) -> Option<(String, String)> {
+        py.detach(|| match self.inner.classify(&relative_path) {
+            Ok(_) => None,
+            Err(reason) => Some((reason.code().to_string(), reason.to_string())),
+        })
+    }
+
+    /// Whether a directory is walked at all (False for node_modules, ignored dirs, ...).
+    fn walks_directory(&self, relative_path: PathBuf) -> bool {
+        self.inner.check_directory(&relative_path).is_ok()
+    }
+}
+
 /// The language and tier sharc gives a path, or None when it does not index that type.
 #[pyfunction]
 fn classify_path(path: PathBuf) -> Option<(String, u8)> {
-    Language::from_path(&path).map(|language| (language.name().to_string(), language.tier().number()))
+    Language::from_path(&path)
+        .map(|language| (language.name().to_string(), language.tier().number()))
 }
 
 /// Whether `language` has a tree-sitter grammar in the core.
@@ -287,7 +360,8 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<SkippedFile>()?;
     module.add_class::<Chunk>()?;
     module.add_class::<FileChunks>()?;
-    module.add_function(wrap_pyfunction!(walk, module)?)?;
+    module.add_class::<PathFilter>()?;
+    module.add_function(wrap_pyfunction!(walk_tree, module)?)?;
     module.add_function(wrap_pyfunction!(chunk_files, module)?)?;
     module.add_function(wrap_pyfunction!(chunk_source, module)?)?;
     module.add_function(wrap_pyfunction!(classify_path, module)?)?;

@@ -93,8 +93,14 @@ mod tests {
                 "name"
             ]
         );
-        assert_eq!(code_tokens("getUserById"), ["getuserbyid", "get", "user", "by", "id"]);
-        assert_eq!(code_tokens("HTTPException"), ["httpexception", "http", "exception"]);
+        assert_eq!(
+            code_tokens("getUserById"),
+            ["getuserbyid", "get", "user", "by", "id"]
+        );
+        assert_eq!(
+            code_tokens("HTTPException"),
+            ["httpexception", "http", "exception"]
+        );
         assert_eq!(code_tokens("how are routes"), ["how", "are", "routes"]);
         assert_eq!(code_tokens("__init__ x"), ["init", "x"]);
         assert!(code_tokens("  ... ").is_empty());
@@ -102,6 +108,9 @@ mod tests {
 
     #[test]
     fn unicode_identifiers() {
-        assert_eq!(code_tokens("größeBerechnen"), ["größeberechnen", "größe", "berechnen"]);
+        assert_eq!(
+            code_tokens("größeBerechnen"),
+            ["größeberechnen", "größe", "berechnen"]
+        );
     }
 }

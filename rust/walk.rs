@@ -139,15 +139,22 @@ pub struct WalkedFile {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SkipReason {
     /// An ignore rule matched; `rule` names its source and pattern, e.g. `.gitignore: build/`.
-    Ignored { rule: String },
+    Ignored {
+        rule: String,
+    },
     /// A credentials file or a private key.
     Secret,
     /// A NUL byte in the first 8 KiB.
     Binary,
-    TooLarge { size: u64, limit: u64 },
+    TooLarge {
+        size: u64,
+        limit: u64,
+    },
     SymlinkOutsideRoot,
     SymlinkLoop,
-    Unreadable { message: String },
+    Unreadable {
+        message: String,
+    },
     /// No known language and not one of the custom extensions.
     Unsupported,
 }
@@ -175,7 +182,12 @@ impl fmt::Display for SkipReason {
             SkipReason::Secret => f.write_str("secret (credentials file or private key)"),
             SkipReason::Binary => f.write_str("binary (NUL byte in the first 8 KiB)"),
             SkipReason::TooLarge { size, limit } => {
-                write!(f, "too large ({} > {})", human_size(*size), human_size(*limit))
+                write!(
+                    f,
+                    "too large ({} > {})",
+                    human_size(*size),
+                    human_size(*limit)
+                )
             }
             SkipReason::SymlinkOutsideRoot => f.write_str("symlink to a target outside the root"),
             SkipReason::SymlinkLoop => f.write_str("symlink loop"),
@@ -310,7 +322,8 @@ impl Filter {
     }
 
     /// What the walk would do with one file, given relative to the root: the walked file, or
-    /// why it is left out (ignore rules on it or on a directory above it, hard blocks).
+    /// why it is left out (ignore rules on it or on a directory above it, hard blocks). A
+    /// directory gives `Unsupported`; ask [`Filter::check_directory`] about those.
     pub fn classify(&self, relative_path: &Path) -> std::result::Result<WalkedFile, SkipReason> {
         let path = self.enter_parents(relative_path)?;
         let metadata = fs::symlink_metadata(&path).map_err(|error| unreadable(&error))?;
@@ -460,7 +473,10 @@ impl Filter {
         let mut decided: Option<(&IgnoreFile, Match<&ignore::gitignore::Glob>)> = None;
         for file in chain.iter() {
             // The nearest file of a kind decides for that kind; a stronger kind overrides.
-            if decided.as_ref().is_some_and(|(best, _)| best.rank <= file.rank) {
+            if decided
+                .as_ref()
+                .is_some_and(|(best, _)| best.rank <= file.rank)
+            {
                 continue;
             }
             let matched = file.matcher.matched(path, is_dir);
@@ -497,7 +513,10 @@ impl Filter {
         } else {
             own.into_iter().chain(inherited.iter().cloned()).collect()
         };
-        let mut cache = self.ignore_files.write().unwrap_or_else(PoisonError::into_inner);
+        let mut cache = self
+            .ignore_files
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
         Arc::clone(cache.entry(dir.to_path_buf()).or_insert(chain))
     }
 
@@ -539,8 +558,15 @@ impl Filter {
         let Ok(real) = target.strip_prefix(&self.root) else {
             return Err(SkipReason::SymlinkOutsideRoot);
         };
+        // `notes.txt -> .env` must not smuggle a secret in under an innocent name.
+        let target_name = target.file_name().and_then(|name| name.to_str());
+        if !is_dir && target_name.is_some_and(is_secret_name) {
+            return Err(SkipReason::Secret);
+        }
         if is_dir {
-            let parent = path.parent().and_then(|parent| fs::canonicalize(parent).ok());
+            let parent = path
+                .parent()
+                .and_then(|parent| fs::canonicalize(parent).ok());
             if parent.is_some_and(|parent| parent.starts_with(&target)) {
                 return Err(SkipReason::SymlinkLoop);
             }
@@ -575,13 +601,15 @@ impl Filter {
         if let Some(language) = Language::from_path(path) {
             return Some((language, language.tier()));
         }
-        if ENV_TEMPLATES.iter().any(|template| name.eq_ignore_ascii_case(template)) {
+        if ENV_TEMPLATES
+            .iter()
+            .any(|template| name.eq_ignore_ascii_case(template))
+        {
             return Some((Language::Ini, Tier::Config));
         }
-        let custom = self
-            .custom_extensions
-            .iter()
-            .any(|extension| name.len() > extension.len() && ends_with_ignore_case(name, extension));
+        let custom = self.custom_extensions.iter().any(|extension| {
+            name.len() > extension.len() && ends_with_ignore_case(name, extension)
+        });
         custom.then_some((Language::Other, Tier::OtherCode))
     }
 
@@ -619,7 +647,9 @@ impl PatternSet {
     fn user(root: &Path, patterns: &[String]) -> Result<PatternSet> {
         // With a negation in the set, `dir/**` must stay as written: `!dir/keep.py` can only
         // re-include a file if `dir/` itself is entered.
-        let prune = !patterns.iter().any(|pattern| pattern.trim().starts_with('!'));
+        let prune = !patterns
+            .iter()
+            .any(|pattern| pattern.trim().starts_with('!'));
         PatternSet::build(root, patterns.iter().map(String::as_str), prune, true)
     }
 
@@ -677,7 +707,11 @@ fn pruning_form(pattern: &str, anchored: bool) -> Option<String> {
     {
         return None;
     }
-    let anchor = if anchored && !dir.contains('/') { "/" } else { "" };
+    let anchor = if anchored && !dir.contains('/') {
+        "/"
+    } else {
+        ""
+    };
     Some(format!("{anchor}{dir}/"))
 }
 
@@ -702,7 +736,9 @@ fn normalize_extension(extension: &str) -> Result<String> {
         return Err(invalid("empty"));
     }
     if bare.contains(['/', '\\', '*', '?']) || bare.chars().any(char::is_whitespace) {
-        return Err(invalid("an extension is a file name suffix, not a path or a glob"));
+        return Err(invalid(
+            "an extension is a file name suffix, not a path or a glob",
+        ));
     }
     Ok(format!(".{}", bare.to_ascii_lowercase()))
 }
@@ -743,9 +779,13 @@ fn is_secret_name(name: &str) -> bool {
         return true;
     }
     if name.len() > 5 && name.as_bytes()[..5].eq_ignore_ascii_case(b".env.") {
-        return !ENV_TEMPLATES.iter().any(|template| name.eq_ignore_ascii_case(template));
+        return !ENV_TEMPLATES
+            .iter()
+            .any(|template| name.eq_ignore_ascii_case(template));
     }
-    SECRET_EXTENSIONS.iter().any(|extension| ends_with_ignore_case(name, extension))
+    SECRET_EXTENSIONS
+        .iter()
+        .any(|extension| ends_with_ignore_case(name, extension))
         || SSH_PRIVATE_KEYS.contains(&name)
 }
 
@@ -813,7 +853,9 @@ fn link_error(error: &io::Error) -> SkipReason {
 /// The OS error under walkdir's wrapping (the serial walker), so both walkers say the same.
 fn innermost(error: &io::Error) -> &io::Error {
     let mut innermost = error;
-    let mut cause = error.get_ref().map(|inner| inner as &(dyn std::error::Error + 'static));
+    let mut cause = error
+        .get_ref()
+        .map(|inner| inner as &(dyn std::error::Error + 'static));
     while let Some(current) = cause {
         if let Some(io_error) = current.downcast_ref::<io::Error>() {
             innermost = io_error;
@@ -933,9 +975,8 @@ impl Shared {
                     path.get_or_insert(at);
                     error = *err;
                 }
-                ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
-                    error = *err
-                }
+                ignore::Error::WithDepth { err, .. }
+                | ignore::Error::WithLineNumber { err, .. } => error = *err,
                 ignore::Error::Loop { child, .. } => {
                     // A link to a directory above the root is a loop to the walker, and first
                     // of all a link out of the root, as `Filter` says.
@@ -1080,9 +1121,23 @@ mod tests {
 
     /// Walk serially and in parallel, insist on the same result, and return it.
     fn run(root: &Path, options: WalkOptions) -> Walk {
-        let serial = walk(root, &WalkOptions { threads: 1, ..options.clone() }).unwrap();
+        let serial = walk(
+            root,
+            &WalkOptions {
+                threads: 1,
+                ..options.clone()
+            },
+        )
+        .unwrap();
         for threads in [0, 4] {
-            let parallel = walk(root, &WalkOptions { threads, ..options.clone() }).unwrap();
+            let parallel = walk(
+                root,
+                &WalkOptions {
+                    threads,
+                    ..options.clone()
+                },
+            )
+            .unwrap();
             assert_eq!(serial, parallel, "serial and {threads}-thread walks differ");
         }
         serial
@@ -1093,7 +1148,13 @@ mod tests {
     }
 
     fn dry_run(root: &Path) -> Walk {
-        run(root, WalkOptions { report_ignored: true, ..WalkOptions::default() })
+        run(
+            root,
+            WalkOptions {
+                report_ignored: true,
+                ..WalkOptions::default()
+            },
+        )
     }
 
     fn paths(walk: &Walk) -> Vec<&str> {
@@ -1101,16 +1162,23 @@ mod tests {
     }
 
     fn skips(walk: &Walk) -> Vec<(&str, &'static str)> {
-        walk.skipped.iter().map(|skip| (skip.path.as_str(), skip.reason.code())).collect()
+        walk.skipped
+            .iter()
+            .map(|skip| (skip.path.as_str(), skip.reason.code()))
+            .collect()
     }
 
     fn reason<'w>(walk: &'w Walk, path: &str) -> &'w SkipReason {
         let found = walk.skipped.iter().find(|skip| skip.path == path);
-        &found.unwrap_or_else(|| panic!("{path} not skipped: {:?}", walk.skipped)).reason
+        &found
+            .unwrap_or_else(|| panic!("{path} not skipped: {:?}", walk.skipped))
+            .reason
     }
 
     fn ignored_by(rule: &str) -> SkipReason {
-        SkipReason::Ignored { rule: rule.to_string() }
+        SkipReason::Ignored {
+            rule: rule.to_string(),
+        }
     }
 
     #[test]
@@ -1127,9 +1195,18 @@ mod tests {
             ("other/local.py", ""),
         ]);
         let result = dry_run(dir.path());
-        assert_eq!(paths(&result), ["a.py", "other/local.py", "src/deep/anchored.py"]);
-        assert_eq!(reason(&result, "src/local.py"), &ignored_by("src/.gitignore: local.py"));
-        assert_eq!(reason(&result, "src/deep/b.gen.py"), &ignored_by(".gitignore: *.gen.py"));
+        assert_eq!(
+            paths(&result),
+            ["a.py", "other/local.py", "src/deep/anchored.py"]
+        );
+        assert_eq!(
+            reason(&result, "src/local.py"),
+            &ignored_by("src/.gitignore: local.py")
+        );
+        assert_eq!(
+            reason(&result, "src/deep/b.gen.py"),
+            &ignored_by(".gitignore: *.gen.py")
+        );
         assert_eq!(
             reason(&result, "src/deep/b.gen.py").to_string(),
             "ignored by .gitignore: *.gen.py"
@@ -1183,7 +1260,10 @@ mod tests {
         ]);
         assert_eq!(walked(dir.path()).skipped, []);
         let result = dry_run(dir.path());
-        assert_eq!(paths(&result), [".github/workflows/ci.yml", "pkg/m.py", "web/app.js"]);
+        assert_eq!(
+            paths(&result),
+            [".github/workflows/ci.yml", "pkg/m.py", "web/app.js"]
+        );
         assert_eq!(
             skips(&result),
             [
@@ -1196,8 +1276,14 @@ mod tests {
                 ("web/node_modules/", "ignored"),
             ]
         );
-        assert_eq!(reason(&result, "node_modules/"), &ignored_by("defaults: node_modules/**"));
-        assert_eq!(reason(&result, "web/app.min.js"), &ignored_by("defaults: *.min.js"));
+        assert_eq!(
+            reason(&result, "node_modules/"),
+            &ignored_by("defaults: node_modules/**")
+        );
+        assert_eq!(
+            reason(&result, "web/app.min.js"),
+            &ignored_by("defaults: *.min.js")
+        );
     }
 
     #[test]
@@ -1223,7 +1309,10 @@ mod tests {
             ..WalkOptions::default()
         };
         let result = run(dir.path(), options);
-        assert_eq!(paths(&result), ["build/keep.py", "src/api.ts", "src/vendor/b.py"]);
+        assert_eq!(
+            paths(&result),
+            ["build/keep.py", "src/api.ts", "src/vendor/b.py"]
+        );
         assert_eq!(
             reason(&result, "src/api.generated.ts"),
             &ignored_by("ignore_patterns: *.generated.ts")
@@ -1235,7 +1324,10 @@ mod tests {
             ..WalkOptions::default()
         };
         let result = run(dir.path(), options);
-        assert_eq!(reason(&result, "vendor/"), &ignored_by("ignore_patterns: vendor/**"));
+        assert_eq!(
+            reason(&result, "vendor/"),
+            &ignored_by("ignore_patterns: vendor/**")
+        );
         assert!(paths(&result).contains(&"src/vendor/b.py"));
     }
 
@@ -1255,7 +1347,12 @@ mod tests {
 
     #[test]
     fn custom_extensions_are_indexed_as_other_code() {
-        let dir = tree(&[("page.astro", ""), ("doc.SVX", ""), ("data.foo", ""), ("app.vue", "")]);
+        let dir = tree(&[
+            ("page.astro", ""),
+            ("doc.SVX", ""),
+            ("data.foo", ""),
+            ("app.vue", ""),
+        ]);
         let options = WalkOptions {
             custom_extensions: vec![".astro".to_string(), "svx".to_string()],
             ..WalkOptions::default()
@@ -1281,7 +1378,10 @@ mod tests {
                 ..WalkOptions::default()
             };
             let error = walk(dir.path(), &options).unwrap_err();
-            assert!(matches!(error, Error::InvalidExtension { .. }), "{bad:?}: {error}");
+            assert!(
+                matches!(error, Error::InvalidExtension { .. }),
+                "{bad:?}: {error}"
+            );
         }
     }
 
@@ -1296,8 +1396,14 @@ mod tests {
             ("deploy.KEY", ""),
             ("home/.ssh/id_rsa", ""),
             ("home/.ssh/id_rsa.pub", ""),
-            ("notes.txt", "  \n-----BEGIN OPENSSH PRIVATE KEY-----\nabc\n"),
-            ("docs.md", "Keys look like -----BEGIN RSA PRIVATE KEY-----\n"),
+            (
+                "notes.txt",
+                "  \n-----BEGIN OPENSSH PRIVATE KEY-----\nabc\n",
+            ),
+            (
+                "docs.md",
+                "Keys look like -----BEGIN RSA PRIVATE KEY-----\n",
+            ),
         ]);
         let options = WalkOptions {
             ignore_patterns: vec!["!.env".to_string()],
@@ -1305,7 +1411,10 @@ mod tests {
         };
         let result = run(dir.path(), options);
         assert_eq!(paths(&result), [".env.example", "docs.md"]);
-        assert_eq!((result.files[0].language, result.files[0].tier), (Language::Ini, Tier::Config));
+        assert_eq!(
+            (result.files[0].language, result.files[0].tier),
+            (Language::Ini, Tier::Config)
+        );
         assert_eq!(
             skips(&result),
             [
@@ -1323,7 +1432,11 @@ mod tests {
 
     #[test]
     fn binary_content_and_size_are_hard_blocks() {
-        let dir = tree(&[("ok.py", "x = 1\n"), ("exact.py", "0123456789"), ("big.py", "0123456789a")]);
+        let dir = tree(&[
+            ("ok.py", "x = 1\n"),
+            ("exact.py", "0123456789"),
+            ("big.py", "0123456789a"),
+        ]);
         write(dir.path(), "data.py", b"x\0y");
         let mut late_nul = vec![b'a'; SNIFF_LEN + 10];
         late_nul[SNIFF_LEN + 5] = 0;
@@ -1336,17 +1449,32 @@ mod tests {
         let result = run(dir.path(), options);
         assert_eq!(paths(&result), ["exact.py", "ok.py"]);
         assert_eq!(reason(&result, "data.py"), &SkipReason::Binary);
-        assert_eq!(reason(&result, "big.py"), &SkipReason::TooLarge { size: 11, limit: 10 });
-        assert_eq!(reason(&result, "big.py").to_string(), "too large (11 B > 10 B)");
+        assert_eq!(
+            reason(&result, "big.py"),
+            &SkipReason::TooLarge {
+                size: 11,
+                limit: 10
+            }
+        );
+        assert_eq!(
+            reason(&result, "big.py").to_string(),
+            "too large (11 B > 10 B)"
+        );
 
         // Only the first 8 KiB are sniffed: a late NUL is not seen.
-        let options = WalkOptions { max_file_size: 0, ..WalkOptions::default() };
+        let options = WalkOptions {
+            max_file_size: 0,
+            ..WalkOptions::default()
+        };
         assert!(paths(&run(dir.path(), options)).contains(&"late.py"));
     }
 
     #[test]
     fn sizes_read_like_the_limit() {
-        let reason = SkipReason::TooLarge { size: 2_100_000, limit: DEFAULT_MAX_FILE_SIZE };
+        let reason = SkipReason::TooLarge {
+            size: 2_100_000,
+            limit: DEFAULT_MAX_FILE_SIZE,
+        };
         assert_eq!(reason.to_string(), "too large (2.1 MB > 1.0 MB)");
         assert_eq!(reason.code(), "too_large");
         assert_eq!(human_size(999_999), "1.0 MB");
@@ -1408,10 +1536,28 @@ mod tests {
         symlink(dir.path(), "pkg_again", "node_modules/pkg");
         let result = dry_run(dir.path());
         assert_eq!(paths(&result), ["pkg/index.js", "src/lib.py"]);
-        assert_eq!(reason(&result, "alias/"), &ignored_by("symlink: alias of src/"));
-        assert_eq!(reason(&result, "readme.py"), &ignored_by("symlink: alias of src/lib.py"));
+        assert_eq!(
+            reason(&result, "alias/"),
+            &ignored_by("symlink: alias of src/")
+        );
+        assert_eq!(
+            reason(&result, "readme.py"),
+            &ignored_by("symlink: alias of src/lib.py")
+        );
         assert_eq!(walked(dir.path()).skipped, []);
-        let options = WalkOptions { report_ignored: true, ..WalkOptions::default() };
+
+        // A link into an ignored directory is followed, but never to a secret.
+        write(dir.path(), "private/.env", b"TOKEN=1");
+        write(dir.path(), ".gitignore", b"private/\n");
+        symlink(dir.path(), "settings.txt", "private/.env");
+        assert_eq!(
+            reason(&walked(dir.path()), "settings.txt"),
+            &SkipReason::Secret
+        );
+        let options = WalkOptions {
+            report_ignored: true,
+            ..WalkOptions::default()
+        };
         assert_filter_agrees(dir.path(), options);
     }
 
@@ -1434,7 +1580,10 @@ mod tests {
             return;
         }
         assert_eq!(paths(&result), ["a.py"]);
-        assert_eq!(skips(&result), [("closed/", "unreadable"), ("locked.py", "unreadable")]);
+        assert_eq!(
+            skips(&result),
+            [("closed/", "unreadable"), ("locked.py", "unreadable")]
+        );
     }
 
     #[test]
@@ -1497,15 +1646,24 @@ mod tests {
         let result = dry_run(dir.path());
         // 20 packages x 15 modules, less each package's m1.py, plus keep.tmp.py and the readme.
         assert_eq!(result.files.len(), 20 * 14 + 2);
-        assert!(result.files.windows(2).all(|pair| pair[0].path < pair[1].path));
-        assert!(result.skipped.windows(2).all(|pair| pair[0].path < pair[1].path));
+        assert!(result
+            .files
+            .windows(2)
+            .all(|pair| pair[0].path < pair[1].path));
+        assert!(result
+            .skipped
+            .windows(2)
+            .all(|pair| pair[0].path < pair[1].path));
         assert_eq!(result.root, fs::canonicalize(dir.path()).unwrap());
     }
 
     #[test]
     fn filter_classifies_single_paths_like_the_walk() {
         let dir = mixed_tree();
-        let options = WalkOptions { report_ignored: true, ..WalkOptions::default() };
+        let options = WalkOptions {
+            report_ignored: true,
+            ..WalkOptions::default()
+        };
         let filter = assert_filter_agrees(dir.path(), options);
         // Inside an ignored directory the topmost ignored directory is the reason.
         assert_eq!(
@@ -1513,7 +1671,10 @@ mod tests {
             Err(ignored_by("defaults: node_modules/**"))
         );
         assert_eq!(
-            filter.classify(Path::new("../outside.py")).unwrap_err().code(),
+            filter
+                .classify(Path::new("../outside.py"))
+                .unwrap_err()
+                .code(),
             "unreadable"
         );
     }

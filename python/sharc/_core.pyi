@@ -72,6 +72,22 @@ class FileChunks:
     syntax_errors: list[str]
     error: str | None
 
+class PathFilter:
+    """The walk's rules for single paths (the file watcher asks it about changed paths)."""
+
+    def __init__(
+        self,
+        root: str | PathLike[str],
+        *,
+        ignore_patterns: list[str] = ...,
+        custom_extensions: list[str] = ...,
+        max_file_size: int = 1_000_000,
+    ) -> None: ...
+    def skip_reason(self, relative_path: str | PathLike[str]) -> tuple[str, str] | None:
+        """None when the walk would index the path, else `(reason code, detail)`."""
+    def walks_directory(self, relative_path: str | PathLike[str]) -> bool:
+        """Whether the walk enters this directory."""
+
 def walk(
     root: str | PathLike[str],
     *,

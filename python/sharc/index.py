@@ -22,7 +22,7 @@ import os
 import shutil
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -295,10 +295,13 @@ class Index:
         cancel: CancelCheck | threading.Event | None = None,
         embed: bool = True,
         force: bool = False,
+        hold: Collection[str] = (),
     ) -> UpdateReport:
         """Bring the index in line with the files on disk, touching only what changed.
 
-        Raises `IndexLockedError` if another process is writing, `CancelledError` when
+        Files in `hold` (relative paths) keep their indexed state whatever is on disk: the
+        watcher's syntax guard holds a file while it does not parse. Raises
+        `IndexLockedError` if another process is writing, `CancelledError` when
         `cancel` says so (the index keeps its last committed state).
         """
         started = time.monotonic()
@@ -310,7 +313,8 @@ class Index:
             manifest = Manifest(self.index_dir / "manifest.sqlite", writable=True)
             try:
                 return self._update_locked(
-                    manifest, report_progress, is_cancelled, embed=embed, started=started
+                    manifest, report_progress, is_cancelled, embed=embed, started=started,
+                    hold=frozenset(hold),
                 )
             finally:
                 manifest.close()
@@ -324,6 +328,7 @@ class Index:
         *,
         embed: bool,
         started: float,
+        hold: frozenset[str],
     ) -> UpdateReport:
         model, mode, walk_settings = self._resolve_settings(manifest)
         embedder = self._embedder_for(model) if embed else None
@@ -345,7 +350,7 @@ class Index:
             )
             result.skipped = [(s.path, s.detail) for s in walked.skipped]
             removed, added = self._sync_chunks(
-                manifest, walked.files, model_id, mode, result, report, is_cancelled
+                manifest, walked.files, model_id, mode, result, report, is_cancelled, hold
             )
             report("keyword", files_done=len(walked.files), files_total=len(walked.files))
             self._apply_keyword(manifest, keyword, [chunk_id for chunk_id, _ in removed], added)
@@ -403,6 +408,7 @@ class Index:
         result: UpdateReport,
         report: Callable[..., None],
         is_cancelled: CancelCheck,
+        hold: frozenset[str],
     ) -> tuple[list[tuple[str, int]], list[ChunkRecord]]:
         """Chunk what changed and commit it to the manifest in one transaction.
 
@@ -413,13 +419,15 @@ class Index:
         to_chunk = []
         for path, walked in on_disk.items():
             record = known.get(path)
-            if record is None:
+            if path in hold:
+                result.files_unchanged += 1
+            elif record is None:
                 to_chunk.append(walked)
             elif record.size != walked.size or record.mtime_ns != walked.mtime_ns:
                 to_chunk.append(walked)
             else:
                 result.files_unchanged += 1
-        deleted = sorted(set(known) - set(on_disk))
+        deleted = sorted(set(known) - set(on_disk) - hold)
         removed: list[tuple[str, int]] = []
         added: list[ChunkRecord] = []
         try:

@@ -55,7 +55,7 @@ fn classify<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {
             Some(child) if child.kind() == "assignment_expression" => assignment(child, source),
             _ => Role::Code,
         },
-        "function_declaration" | "generator_function_declaration" => Symbol::new(
+        "function_declaration" | "generator_function_declaration" => Symbol::role(
             "function",
             name_of(node, source),
             node.child_by_field_name("body"),
@@ -66,13 +66,13 @@ fn classify<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {
             name_of(node, source),
             node.child_by_field_name("body"),
         ),
-        "interface_declaration" => Symbol::new(
+        "interface_declaration" => Symbol::role(
             "interface",
             name_of(node, source),
             node.child_by_field_name("body"),
         ),
-        "type_alias_declaration" => Symbol::new("type", name_of(node, source), None),
-        "enum_declaration" => Symbol::new(
+        "type_alias_declaration" => Symbol::role("type", name_of(node, source), None),
+        "enum_declaration" => Symbol::role(
             "enum",
             name_of(node, source),
             node.child_by_field_name("body"),
@@ -94,7 +94,7 @@ fn classify<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {
             } else {
                 "method"
             };
-            Symbol::new(kind, name, node.child_by_field_name("body"))
+            Symbol::role(kind, name, node.child_by_field_name("body"))
         }
         "public_field_definition" | "field_definition" => {
             let name = node
@@ -102,9 +102,16 @@ fn classify<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {
                 .or_else(|| node.child_by_field_name("property"))
                 .map(|n| node_text(n, source));
             match (name, node.child_by_field_name("value")) {
-                (Some(name), Some(value)) if function_of(value).is_some() => {
-                    value_role(value, name, if context.in_class { "method" } else { "function" }, source)
-                }
+                (Some(name), Some(value)) if function_of(value).is_some() => value_role(
+                    value,
+                    name,
+                    if context.in_class {
+                        "method"
+                    } else {
+                        "function"
+                    },
+                    source,
+                ),
                 _ => Role::Code,
             }
         }
@@ -128,7 +135,7 @@ fn value_role<'t>(value: Node<'t>, name: String, kind: &'static str, source: &So
                 .child_by_field_name("name")
                 .filter(|_| name == "default")
                 .map_or(name, |n| node_text(n, source));
-            Symbol::new(kind, name, function.child_by_field_name("body"))
+            Symbol::role(kind, name, function.child_by_field_name("body"))
         }
         None => Role::Code,
     }
@@ -183,7 +190,7 @@ fn assignment<'t>(node: Node<'t>, source: &Source) -> Role<'t> {
     };
     let body = function.child_by_field_name("body");
     match left.kind() {
-        "identifier" => Symbol::new("function", node_text(left, source), body),
+        "identifier" => Symbol::role("function", node_text(left, source), body),
         "member_expression" => {
             let (Some(object), Some(property)) = (
                 left.child_by_field_name("object"),

@@ -83,7 +83,7 @@ use rayon::prelude::*;
 use tree_sitter::{Node, Parser, Tree};
 
 use crate::lang::Language;
-use spec::{Container, Context, Role, Spec, Symbol};
+use spec::{Context, Role, Spec, Symbol};
 use text::{char_len, collapse, dedent, is_trivial, Source};
 
 /// How big chunks may get.
@@ -158,7 +158,12 @@ pub fn chunk_source(
 }
 
 /// Read `root/path` (lossy UTF-8, BOM and CRLF tolerated) and chunk it.
-pub fn chunk_file(root: &Path, path: &str, language: Language, options: &ChunkOptions) -> FileChunks {
+pub fn chunk_file(
+    root: &Path,
+    path: &str,
+    language: Language,
+    options: &ChunkOptions,
+) -> FileChunks {
     match std::fs::read(root.join(path)) {
         Ok(bytes) => {
             let content_hash = hash(&bytes);
@@ -394,10 +399,16 @@ struct Item<'t> {
     frame: usize,
 }
 
+// Items are moved in and out of the stack once each; boxing them would only add allocations.
+#[allow(clippy::large_enum_variant)]
 enum Task<'t> {
     Item(Item<'t>),
     EndClass(usize),
-    Code { start: usize, end: usize, frame: usize },
+    Code {
+        start: usize,
+        end: usize,
+        frame: usize,
+    },
 }
 
 /// Where a chunk's code comes from.
@@ -537,7 +548,18 @@ impl<'s, 't> Chunker<'s, 't> {
             if child.start_byte() == child.end_byte() || !(all_children || child.is_named()) {
                 continue;
             }
-            if self.spec.leading.contains(&child.kind()) {
+            let attachable = if child.is_named() {
+                self.spec.leading.contains(&child.kind())
+            } else {
+                // Keywords such as `type (` or `#ifdef` lead into what follows; lone
+                // punctuation belongs to nothing.
+                let text = self.source.slice(child.start_byte(), child.end_byte());
+                if !text.bytes().any(|b| b.is_ascii_alphanumeric()) {
+                    continue;
+                }
+                true
+            };
+            if attachable {
                 if let Some(last) = leading.last() {
                     if !self.adjacent(*last, child) {
                         self.flush_leading(&mut leading, &mut items, frame);
@@ -552,13 +574,15 @@ impl<'s, 't> Chunker<'s, 't> {
                 && leading
                     .last()
                     .is_some_and(|last| self.adjacent(*last, child));
+            if let Role::Marker(marker) = role {
+                // The marker and what precedes it open the new scope.
+                frame = self.push_frame(frame, marker.name, marker.label, false);
+                self.flush_leading(&mut leading, &mut items, frame);
+                items.push(self.plain(child, frame));
+                continue;
+            }
             if !attach {
                 self.flush_leading(&mut leading, &mut items, frame);
-            }
-            if let Role::Marker(marker) = role {
-                items.push(self.plain(child, frame));
-                frame = self.push_frame(frame, marker.name, marker.label, false);
-                continue;
             }
             if self.spec.merge_same_name {
                 if let (Some(last), Role::Symbol(symbol)) = (items.last_mut(), &role) {
@@ -570,7 +594,9 @@ impl<'s, 't> Chunker<'s, 't> {
                     }
                 }
             }
-            let start = leading.first().map_or(child.start_byte(), |n| n.start_byte());
+            let start = leading
+                .first()
+                .map_or(child.start_byte(), |n| n.start_byte());
             items.push(Item {
                 role,
                 node: child,
@@ -625,15 +651,19 @@ impl<'s, 't> Chunker<'s, 't> {
             inner = next;
             role = (self.spec.classify)(inner, self.source, context);
         }
-        if !wrappers.is_empty()
-            && !matches!(role, Role::Symbol(_) | Role::Container(_))
-        {
+        if !wrappers.is_empty() && !matches!(role, Role::Symbol(_) | Role::Container(_)) {
             role = Role::Code;
         }
         (role, inner, wrappers)
     }
 
-    fn push_frame(&mut self, parent: usize, name: String, label: String, class_like: bool) -> usize {
+    fn push_frame(
+        &mut self,
+        parent: usize,
+        name: String,
+        label: String,
+        class_like: bool,
+    ) -> usize {
         let parent_frame = &self.frames[parent];
         let fqn = join_fqn(&parent_frame.fqn, &name);
         let depth = parent_frame.depth + 1;
@@ -671,16 +701,31 @@ impl<'s, 't> Chunker<'s, 't> {
         }
     }
 
+    /// Widen a span to whole lines and cut off what earlier chunks already hold.
+    fn fit(&self, start: usize, end: usize) -> (usize, usize) {
+        let (mut start, end) = self.source.widen(start, end);
+        if start < self.consumed {
+            let bytes = self.source.bytes();
+            start = self.consumed;
+            while start < end && bytes[start].is_ascii_whitespace() {
+                start += 1;
+            }
+            if start < end {
+                start = self.source.widen(start, end).0.max(self.consumed);
+            }
+        }
+        (start, end)
+    }
+
     /// Plain code: verbatim in its class chunk, or part of a module run.
     fn code(&mut self, start: usize, end: usize, frame: usize) {
-        let (start, end) = self.source.widen(start, end);
-        let start = start.max(self.consumed);
+        let (start, end) = self.fit(start, end);
         if start >= end || is_trivial(self.source.slice(start, end)) {
             return;
         }
         self.consumed = end;
         if let Some(builder) = self.frames[frame].builder {
-            self.builders[builder].members.push(Member::Verbatim(start, end));
+            self.verbatim(builder, start, end);
             return;
         }
         match &mut self.run {
@@ -698,6 +743,18 @@ impl<'s, 't> Chunker<'s, 't> {
                 });
             }
         }
+    }
+
+    /// Keep source lines in a class chunk; members sharing a line stay one piece.
+    fn verbatim(&mut self, builder: usize, start: usize, end: usize) {
+        let members = &mut self.builders[builder].members;
+        if let Some(Member::Verbatim(_, previous_end)) = members.last_mut() {
+            if self.source.line_of(*previous_end) == self.source.line_of(start) {
+                *previous_end = end;
+                return;
+            }
+        }
+        members.push(Member::Verbatim(start, end));
     }
 
     fn flush_run(&mut self) {
@@ -744,7 +801,10 @@ impl<'s, 't> Chunker<'s, 't> {
         let mut texts: Vec<String> = Vec::new();
         let mut end = 0;
         let mut take = |node: Node, texts: &mut Vec<String>| {
-            texts.push(collapse(self.source.slice(node.start_byte(), node.end_byte()), 120));
+            texts.push(collapse(
+                self.source.slice(node.start_byte(), node.end_byte()),
+                120,
+            ));
             end = end.max(node.end_byte());
         };
         for node in &item.leading {
@@ -774,7 +834,12 @@ impl<'s, 't> Chunker<'s, 't> {
     }
 
     /// The byte range of an item's signature: after its decorators, up to its body.
-    fn signature(&self, item: &Item<'t>, decorators_end: usize, body: Option<Node<'t>>) -> (usize, usize) {
+    fn signature(
+        &self,
+        item: &Item<'t>,
+        decorators_end: usize,
+        body: Option<Node<'t>>,
+    ) -> (usize, usize) {
         let bytes = self.source.bytes();
         let mut start = item.node.start_byte().max(decorators_end);
         while start < bytes.len() && bytes[start].is_ascii_whitespace() {
@@ -792,7 +857,13 @@ impl<'s, 't> Chunker<'s, 't> {
     }
 
     /// A one-line summary for a class chunk: decorators, signature, elided body.
-    fn summarize(&mut self, frame: usize, decorators: &str, signature: (usize, usize), elide: bool) {
+    fn summarize(
+        &mut self,
+        frame: usize,
+        decorators: &str,
+        signature: (usize, usize),
+        elide: bool,
+    ) {
         let Some(builder) = self.frames[frame].builder else {
             return;
         };
@@ -817,15 +888,14 @@ impl<'s, 't> Chunker<'s, 't> {
             return;
         };
         let frame = item.frame;
-        let (start, end) = self.source.widen(item.start, item.end);
-        let start = start.max(self.consumed);
+        let (start, end) = self.fit(item.start, item.end);
         if start >= end {
             return;
         }
         if self.frames[frame].class_like && symbol.kind == "constructor" {
             self.consumed = end;
             if let Some(builder) = self.frames[frame].builder {
-                self.builders[builder].members.push(Member::Verbatim(start, end));
+                self.verbatim(builder, start, end);
             }
             return;
         }
@@ -865,8 +935,7 @@ impl<'s, 't> Chunker<'s, 't> {
             return;
         };
         let parent = item.frame;
-        let (start, end) = self.source.widen(item.start, item.end);
-        let start = start.max(self.consumed);
+        let (start, end) = self.fit(item.start, item.end);
         if start >= end {
             return;
         }
@@ -906,12 +975,20 @@ impl<'s, 't> Chunker<'s, 't> {
             let draft = Draft {
                 kind: container.kind,
                 symbol: container.name.clone(),
-                base_id: format!("{}::{fqn}::class", self.path),
+                base_id: format!(
+                    "{}::{fqn}::{}",
+                    self.path,
+                    if container.kind == "object" {
+                        "object"
+                    } else {
+                        "class"
+                    }
+                ),
                 fqn,
                 context: self.context(frame, None),
                 decorators: String::new(),
                 signature,
-                    start_line: self.line(start),
+                start_line: self.line(start),
                 end_line: self.last_line(start, end),
                 body: Body::Pending,
                 parts: true,
@@ -959,11 +1036,18 @@ impl<'s, 't> Chunker<'s, 't> {
             let count = memchr::memchr_iter(b'\n', piece.as_bytes()).count() + 1;
             lines.extend((0..count).map(|k| (first_line + k + 1) as u32));
         };
-        add(source.slice(start, header_end), source.line_of(start), &mut text);
+        add(
+            source.slice(start, header_end),
+            source.line_of(start),
+            &mut text,
+        );
         for member in &members {
             match member {
                 Member::Verbatim(a, b) => add(source.slice(*a, *b), source.line_of(*a), &mut text),
-                Member::Summary { line, text: summary } => add(summary, *line, &mut text),
+                Member::Summary {
+                    line,
+                    text: summary,
+                } => add(summary, *line, &mut text),
             }
         }
         let tail_start = self.consumed.max(header_end);
@@ -971,7 +1055,11 @@ impl<'s, 't> Chunker<'s, 't> {
             let tail = source.slice(tail_start, end);
             let skipped = tail.len() - tail.trim_start().len();
             let (tail_start, _) = source.widen(tail_start + skipped, end);
-            add(source.slice(tail_start, end), source.line_of(tail_start), &mut text);
+            add(
+                source.slice(tail_start, end),
+                source.line_of(tail_start),
+                &mut text,
+            );
         }
         self.drafts[draft].body = Body::Assembled { text, lines };
         self.consumed = self.consumed.max(end);
@@ -1011,20 +1099,33 @@ impl<'s, 't> Chunker<'s, 't> {
     fn finish(self) -> Vec<Chunk> {
         let mut seen: HashMap<String, u32> = HashMap::new();
         let mut chunks = Vec::with_capacity(self.drafts.len());
+        let mut pieces = Vec::new();
         for draft in &self.drafts {
-            let count = seen.entry(draft.base_id.clone()).or_insert(0);
-            *count += 1;
-            let id = if *count == 1 {
-                draft.base_id.clone()
-            } else {
-                format!("{}#{count}", draft.base_id)
-            };
-            self.render(draft, id, &mut chunks);
+            pieces.clear();
+            self.render(draft, &mut pieces);
+            let mut id = String::new();
+            for (k, mut chunk) in pieces.drain(..).enumerate() {
+                // The parts of one symbol share its id; module runs cut for size are
+                // numbered like any same-id siblings.
+                if k == 0 || !draft.parts {
+                    let count = seen.entry(draft.base_id.clone()).or_insert(0);
+                    *count += 1;
+                    id = if *count == 1 {
+                        draft.base_id.clone()
+                    } else {
+                        format!("{}#{count}", draft.base_id)
+                    };
+                    chunk.id = id.clone();
+                } else {
+                    chunk.id = format!("{id}#part{}", k + 1);
+                }
+                chunks.push(chunk);
+            }
         }
         chunks
     }
 
-    fn render(&self, draft: &Draft<'t>, id: String, out: &mut Vec<Chunk>) {
+    fn render(&self, draft: &Draft<'t>, out: &mut Vec<Chunk>) {
         let comment = self.spec.comment;
         let mut header = format!("{comment} Context: {} ({})\n", draft.context, self.path);
         if !draft.decorators.is_empty() {
@@ -1039,10 +1140,11 @@ impl<'s, 't> Chunker<'s, 't> {
             .bytes()
             .take_while(|b| *b == b' ' || *b == b'\t')
             .count();
-        let indent_text = &text[..width];
-        let code = dedent(text, indent_text);
+        let indent = &text[..width];
+        let code = dedent(text, indent);
         if char_len(&header) + char_len(&code) <= self.max_chars {
-            out.push(self.chunk(draft, id, header, code.into_owned(), draft.start_line, draft.end_line));
+            let code = code.into_owned();
+            out.push(self.chunk(draft, header, code, draft.start_line, draft.end_line));
             return;
         }
         let signature = self.signature_text(draft.signature);
@@ -1071,29 +1173,22 @@ impl<'s, 't> Chunker<'s, 't> {
                 }
                 None => (self.line(start + a), self.last_line(start + a, start + b)),
             };
-            let code = dedent(&text[a..b], indent_text).into_owned();
-            if draft.parts && total > 1 {
-                let part_header = format!(
-                    "{header}{comment} {signature} (part {}/{total})\n",
-                    k + 1
-                );
-                let part_id = if k == 0 {
-                    id.clone()
-                } else {
-                    format!("{id}#part{}", k + 1)
-                };
-                out.push(self.chunk(draft, part_id, part_header, code, first, last));
+            let code = dedent(&text[a..b], indent).into_owned();
+            let header = if draft.parts && total > 1 {
+                format!("{header}{comment} {signature} (part {}/{total})\n", k + 1)
             } else {
-                let part_id = if k == 0 { id.clone() } else { format!("{id}#{}", k + 1) };
-                out.push(self.chunk(draft, part_id, header.clone(), code, first, last));
-            }
+                header.clone()
+            };
+            out.push(self.chunk(draft, header, code, first, last));
         }
     }
 
     /// Preferred cut points, relative to the chunk text: statements, members, module items.
     fn cuts(&self, draft: &Draft<'t>) -> Vec<usize> {
         match &draft.body {
-            Body::Range { cuts, body: None, .. } => cuts.clone(),
+            Body::Range {
+                cuts, body: None, ..
+            } => cuts.clone(),
             Body::Range {
                 start,
                 end,
@@ -1107,10 +1202,17 @@ impl<'s, 't> Chunker<'s, 't> {
         }
     }
 
-    fn chunk(&self, draft: &Draft<'t>, id: String, header: String, code: String, start_line: u32, end_line: u32) -> Chunk {
+    fn chunk(
+        &self,
+        draft: &Draft<'t>,
+        header: String,
+        code: String,
+        start_line: u32,
+        end_line: u32,
+    ) -> Chunk {
         let text = format!("{header}{code}");
         Chunk {
-            id,
+            id: String::new(),
             path: self.path.to_string(),
             language: self.language,
             kind: draft.kind,
@@ -1149,7 +1251,10 @@ fn statement_cuts(body: Node, source: &Source, start: usize, end: usize) -> Vec<
     for _ in 0..2 {
         if body.named_child_count() == 1 {
             if let Some(only) = body.named_child(0) {
-                if matches!(only.kind(), "statement_list" | "statements" | "block" | "body_statement") {
+                if matches!(
+                    only.kind(),
+                    "statement_list" | "statements" | "block" | "body_statement"
+                ) {
                     body = only;
                     continue;
                 }

@@ -28,7 +28,7 @@ fn classify<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {
                 (true, _) => "method",
                 (false, _) => "function",
             };
-            Symbol::new(kind, name, node.child_by_field_name("body"))
+            Symbol::role(kind, name, node.child_by_field_name("body"))
         }
         "class_definition" => Container::class(
             "class",

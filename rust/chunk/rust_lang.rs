@@ -28,13 +28,13 @@ fn classify<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {
                     .and_then(|p| child_of_kind(p, &["self_parameter"]))
                     .is_some();
             let kind = if is_method { "method" } else { "function" };
-            Symbol::new(kind, name_of(node, source), body())
+            Symbol::role(kind, name_of(node, source), body())
         }
-        "struct_item" => Symbol::new("struct", name_of(node, source), body()),
-        "enum_item" => Symbol::new("enum", name_of(node, source), body()),
-        "union_item" => Symbol::new("union", name_of(node, source), body()),
-        "type_item" => Symbol::new("type", name_of(node, source), None),
-        "macro_definition" => Symbol::new("macro", name_of(node, source), None),
+        "struct_item" => Symbol::role("struct", name_of(node, source), body()),
+        "enum_item" => Symbol::role("enum", name_of(node, source), body()),
+        "union_item" => Symbol::role("union", name_of(node, source), body()),
+        "type_item" => Symbol::role("type", name_of(node, source), None),
+        "macro_definition" => Symbol::role("macro", name_of(node, source), None),
         "trait_item" => Container::class("trait", "trait", name_of(node, source), body()),
         "impl_item" => impl_role(node, source),
         "mod_item" => match body() {
@@ -77,5 +77,9 @@ fn impl_role<'t>(node: Node<'t>, source: &Source) -> Role<'t> {
 fn base_name(text: &str) -> String {
     let text = text.split('<').next().unwrap_or(text);
     let text = text.rsplit("::").next().unwrap_or(text);
-    text.trim_start_matches(['&', '\'']).split_whitespace().last().unwrap_or(text).to_string()
+    text.trim_start_matches(['&', '\''])
+        .split_whitespace()
+        .last()
+        .unwrap_or(text)
+        .to_string()
 }

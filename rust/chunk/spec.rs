@@ -92,7 +92,7 @@ pub(crate) struct Marker {
 }
 
 impl<'t> Symbol<'t> {
-    pub fn new(kind: &'static str, name: String, body: Option<Node<'t>>) -> Role<'t> {
+    pub fn role(kind: &'static str, name: String, body: Option<Node<'t>>) -> Role<'t> {
         Role::Symbol(Symbol {
             kind,
             name,

@@ -17,7 +17,12 @@ pub(crate) fn pack(
     let mut parts = Vec::new();
     let mut pos = 0;
     while pos < bytes.len() {
-        let allowed = if parts.is_empty() { first_budget } else { budget }.max(1);
+        let allowed = if parts.is_empty() {
+            first_budget
+        } else {
+            budget
+        }
+        .max(1);
         let limit = advance_chars(text, pos, allowed);
         let cut = if limit >= bytes.len() {
             bytes.len()
@@ -84,10 +89,16 @@ mod tests {
     #[test]
     fn falls_back_to_lines_then_chars() {
         let text = "aaaa\nbbbb\ncccc";
-        assert_eq!(parts(text, &pack(text, &[], 7, 7)), vec!["aaaa", "bbbb", "cccc"]);
+        assert_eq!(
+            parts(text, &pack(text, &[], 7, 7)),
+            vec!["aaaa", "bbbb", "cccc"]
+        );
         let long = "x".repeat(25);
         let cuts = pack(&long, &[], 10, 10);
-        assert_eq!(parts(&long, &cuts), vec!["x".repeat(10), "x".repeat(10), "x".repeat(5)]);
+        assert_eq!(
+            parts(&long, &cuts),
+            vec!["x".repeat(10), "x".repeat(10), "x".repeat(5)]
+        );
         let multibyte = "é".repeat(9);
         for (a, b) in pack(&multibyte, &[], 4, 4) {
             assert!(multibyte[a..b].chars().count() <= 4);

@@ -31,10 +31,6 @@ impl<'s> Source<'s> {
         self.line_of(if end > start { end - 1 } else { start })
     }
 
-    pub fn line_count(&self) -> usize {
-        self.line_starts.len()
-    }
-
     /// The byte where the line holding `pos` starts.
     pub fn line_start(&self, pos: usize) -> usize {
         self.line_starts[self.line_of(pos)]
@@ -60,7 +56,10 @@ impl<'s> Source<'s> {
     pub fn widen(&self, start: usize, end: usize) -> (usize, usize) {
         let bytes = self.bytes();
         let line_start = self.line_start(start);
-        let new_start = if bytes[line_start..start].iter().all(|b| *b == b' ' || *b == b'\t') {
+        let new_start = if bytes[line_start..start]
+            .iter()
+            .all(|b| *b == b' ' || *b == b'\t')
+        {
             line_start
         } else {
             start
@@ -76,7 +75,7 @@ impl<'s> Source<'s> {
         let rest = &bytes[end..line_end];
         let new_end = if rest
             .iter()
-            .all(|b| matches!(b, b' ' | b'\t' | b'\r' | b';' | b','))
+            .all(|b| matches!(b, b' ' | b'\t' | b'\r' | b';' | b',' | b':'))
         {
             line_end - usize::from(line_end > end && bytes[line_end - 1] == b'\r')
         } else {
@@ -170,7 +169,6 @@ mod tests {
     #[test]
     fn line_index() {
         let source = Source::new("ab\ncd\n\nef");
-        assert_eq!(source.line_count(), 4);
         assert_eq!(source.line_of(0), 0);
         assert_eq!(source.line_of(2), 0);
         assert_eq!(source.line_of(3), 1);

@@ -1,0 +1,1 @@
+"""sharc's benchmarks: retrieval quality (`benches.quality`) and speed. Never part of the tests."""

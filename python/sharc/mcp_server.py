@@ -1,0 +1,515 @@
+"""sharc's MCP server: index, search and watch the roots it was started with.
+
+    sharc mcp [ROOTS...]                 # stdio, for an AI assistant
+    sharc mcp --http --port 8765 ROOT    # streamable HTTP
+    python -m sharc.mcp_server ROOT
+
+The tools keep the names and parameters of claude-context's so that existing prompts work:
+`index_codebase`, `search_code`, `get_indexing_status`, `clear_index`, plus `sync_index`,
+`start_watch`, `stop_watch` and `get_chunk`. Indexing always runs in the background: a tool
+call returns at once (or after the `waitSeconds` it was asked to wait, reporting progress to a
+client that sent a progress token), and `search_code` answers from what is indexed so far.
+
+Only the roots given at start may be indexed or read. A path is resolved (symlinks and `..`
+included) before it is checked, so neither can lead out of a root; a path inside a root stands
+for that root (and scopes `search_code` to the path).
+
+Environment: `SHARC_CACHE_DIR` moves the indexes; `SHARC_WATCH_DEBOUNCE` sets the watcher's
+quiet period in seconds (default 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import anyio
+import anyio.to_thread
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
+
+from sharc.errors import IndexLockedError, NotIndexedError, PathNotAllowedError, SharcError
+from sharc.live import DEFAULT_DEBOUNCE, LiveIndex, LiveStatus
+
+Transport = Literal["stdio", "streamable-http"]
+
+MAX_RESULTS = 50
+MAX_WAIT_SECONDS = 600.0
+POLL_SECONDS = 0.25
+
+INSTRUCTIONS = """\
+sharc searches code by meaning and by identifier (hybrid semantic + BM25, symbol-level chunks).
+Call index_codebase(path) once per repository: it returns at once and indexes in the background
+(later calls are incremental, and a watcher keeps the index fresh). search_code(path, query)
+works while indexing runs, on what is indexed so far. get_indexing_status(path) shows progress.
+Use get_chunk(path, "file.py:10-20") to read more around a result."""
+
+
+class AllowedRoots:
+    """The directories a server may touch, and the check every tool path goes through."""
+
+    def __init__(self, roots: Sequence[str | os.PathLike[str]]) -> None:
+        if not roots:
+            raise ValueError("an MCP server needs at least one root")
+        resolved = []
+        for root in roots:
+            path = Path(root).expanduser().resolve()
+            if not path.is_dir():
+                raise NotADirectoryError(f"root is not a directory: {root}")
+            if path not in resolved:
+                resolved.append(path)
+        self.roots: tuple[Path, ...] = tuple(resolved)
+
+    def resolve(self, path: str) -> tuple[Path, Path]:
+        """(the root that holds `path`, the resolved path); `PathNotAllowedError` otherwise.
+
+        A relative path is taken from the first root.
+        """
+        if not path or not path.strip():
+            raise PathNotAllowedError("a path is required: the repository root to work on")
+        candidate = Path(path.strip()).expanduser()
+        if not candidate.is_absolute():
+            candidate = self.roots[0] / candidate
+        real = candidate.resolve()
+        holders = [root for root in self.roots if real == root or root in real.parents]
+        if not holders:
+            allowed = ", ".join(str(r) for r in self.roots)
+            raise PathNotAllowedError(
+                f"{path} resolves to {real}, outside the roots this server may read ({allowed});"
+                " restart the server with that directory as a root to use it"
+            )
+        if not real.exists():
+            raise FileNotFoundError(f"no such file or directory: {real}")
+        return max(holders, key=lambda root: len(root.parts)), real
+
+
+class SharcService:
+    """The state behind the tools: one `LiveIndex` per root, created on first use."""
+
+    def __init__(self, roots: Sequence[str | os.PathLike[str]], *, debounce: float) -> None:
+        self.allowed = AllowedRoots(roots)
+        self.debounce = debounce
+        self._live: dict[Path, LiveIndex] = {}
+        self._lock = threading.Lock()
+
+    def live(
+        self,
+        root: Path,
+        *,
+        ignore_patterns: Sequence[str] = (),
+        custom_extensions: Sequence[str] = (),
+    ) -> LiveIndex:
+        """The live index of `root`; new walk settings replace an idle one."""
+        with self._lock:
+            live = self._live.get(root)
+            wanted = (tuple(ignore_patterns), tuple(custom_extensions))
+            if live is not None and (ignore_patterns or custom_extensions):
+                current = live.settings
+                # A running job keeps its settings (the call joins it); an idle one is replaced.
+                changed = (current["ignore_patterns"], current["custom_extensions"]) != wanted
+                if changed and not live.status().busy:
+                    live.close()
+                    live = None
+            if live is None:
+                live = LiveIndex(
+                    root,
+                    ignore_patterns=ignore_patterns,
+                    custom_extensions=custom_extensions,
+                    debounce=self.debounce,
+                )
+                self._live[root] = live
+            return live
+
+    def close(self) -> None:
+        with self._lock:
+            lives = list(self._live.values())
+            self._live.clear()
+        for live in lives:
+            live.close()
+
+
+def build_server(
+    roots: Sequence[str | os.PathLike[str]], *, debounce: float | None = None
+) -> tuple[MCPServer, SharcService]:
+    """The MCP server with sharc's tools, and the service it closes on shutdown."""
+    if debounce is None:
+        debounce = float(os.environ.get("SHARC_WATCH_DEBOUNCE", DEFAULT_DEBOUNCE))
+    service = SharcService(roots, debounce=debounce)
+    server = MCPServer("sharc", instructions=INSTRUCTIONS)
+
+    def resolve(path: str) -> tuple[Path, Path]:
+        try:
+            return service.allowed.resolve(path)
+        except (PathNotAllowedError, FileNotFoundError) as error:
+            raise ToolError(f"{type(error).__name__}: {error}") from error
+
+    @server.tool()
+    async def index_codebase(
+        path: Annotated[str, Field(description="Absolute path of the repository root to index")],
+        force: Annotated[bool, Field(description="Rebuild from scratch")] = False,
+        splitter: Annotated[
+            str, Field(description="Accepted for compatibility; sharc always splits by symbol")
+        ] = "ast",
+        customExtensions: Annotated[  # noqa: N803 - claude-context's parameter names
+            list[str], Field(description="Extra file extensions to index, e.g. ['.vue']")
+        ] = [],  # noqa: B006 - the schema default; never mutated
+        ignorePatterns: Annotated[  # noqa: N803
+            list[str], Field(description="Extra gitignore-style patterns to leave out")
+        ] = [],  # noqa: B006
+        waitSeconds: Annotated[  # noqa: N803
+            float, Field(description="Wait up to this long for indexing to finish (default 0)")
+        ] = 0.0,
+        ctx: Context | None = None,
+    ) -> str:
+        """Index a repository for search_code, in the background, and keep it fresh.
+
+        Returns at once with the status: the first run indexes everything, later runs only what
+        changed. A file watcher then re-indexes changed files by itself. Follow progress with
+        get_indexing_status; search_code works meanwhile on what is indexed so far.
+        """
+        del splitter
+        root, target = resolve(path)
+        live = await anyio.to_thread.run_sync(
+            lambda: service.live(
+                root, ignore_patterns=ignorePatterns, custom_extensions=customExtensions
+            )
+        )
+        status = await anyio.to_thread.run_sync(lambda: live.start(force=force))
+        await anyio.to_thread.run_sync(live.watch)
+        if waitSeconds > 0:
+            status = await _wait(live, waitSeconds, ctx)
+        scope = "" if target == root else f" (the whole root {root}, which holds {target})"
+        if status.busy:
+            head = (
+                f"{'Rebuilding' if force else 'Indexing'} {root}{scope} in the background;"
+                " search_code already works on what is indexed so far, and"
+                " get_indexing_status shows progress."
+            )
+        else:
+            head = f"Index of {root}{scope} is up to date."
+        return f"{head} Watching for changes.\n{_describe(status)}"
+
+    @server.tool()
+    async def search_code(
+        path: Annotated[str, Field(description="Absolute path of an indexed repository, or of"
+                                                " a directory or file in it to search under")],
+        query: Annotated[str, Field(description="A natural-language question or an identifier")],
+        limit: Annotated[int, Field(description="How many results, 1-50")] = 3,
+        extensionFilter: Annotated[  # noqa: N803
+            list[str], Field(description="Only files with these extensions, e.g. ['.ts', '.py']")
+        ] = [],  # noqa: B006
+    ) -> str:
+        """Search indexed code by meaning or identifier (hybrid semantic + keyword).
+
+        Each result has its location (path:start-end), a 0-1 score, the symbol, the context
+        header and the code. Works while indexing runs, on what is indexed so far.
+        """
+        root, target = resolve(path)
+        if not query.strip():
+            raise ToolError("the query is empty")
+        limit = max(1, min(MAX_RESULTS, int(limit)))
+        extensions = [e.strip() for e in extensionFilter if e.strip()]
+        live = service.live(root)
+        prefix = None if target == root else target.relative_to(root).as_posix()
+        status = await anyio.to_thread.run_sync(live.status)
+        try:
+            response = await anyio.to_thread.run_sync(
+                lambda: live.search(query, limit=limit, extensions=extensions, path_prefix=prefix)
+            )
+        except NotIndexedError as error:
+            if status.busy or status.other_process:
+                return (
+                    f"Indexing of {root} is in progress ({_progress_line(status)}); nothing is"
+                    " searchable yet. Try again in a few seconds."
+                )
+            raise ToolError(f"{error}. Call index_codebase first.") from error
+        except SharcError as error:
+            raise ToolError(f"{type(error).__name__}: {error}") from error
+        return _format_results(root, query, response, status)
+
+    @server.tool()
+    async def get_indexing_status(
+        path: Annotated[str, Field(description="Absolute path of the repository root")],
+    ) -> str:
+        """Indexing progress and index state: phase, files and chunks done/total, percent,
+        elapsed seconds, errors, last sync time, index size, watched or not, and the files
+        whose syntax errors keep their previous version indexed (syntax_held)."""
+        root, _ = resolve(path)
+        status = await anyio.to_thread.run_sync(service.live(root).status)
+        return _describe(status)
+
+    @server.tool()
+    async def clear_index(
+        path: Annotated[str, Field(description="Absolute path of the repository root")],
+    ) -> str:
+        """Delete a repository's index (cancels running indexing and stops watching first)."""
+        root, _ = resolve(path)
+        live = service.live(root)
+        try:
+            await anyio.to_thread.run_sync(live.clear)
+        except IndexLockedError as error:
+            raise ToolError(f"cannot clear the index now: {error}") from error
+        except SharcError as error:
+            raise ToolError(str(error)) from error
+        return f"Cleared the index of {root}. Watching stopped; index_codebase rebuilds it."
+
+    @server.tool()
+    async def sync_index(
+        path: Annotated[str, Field(description="Absolute path of the repository root")],
+        waitSeconds: Annotated[  # noqa: N803
+            float, Field(description="Wait up to this long for the sync to finish (default 10)")
+        ] = 10.0,
+        ctx: Context | None = None,
+    ) -> str:
+        """Re-index what changed on disk now, without waiting for the watcher."""
+        root, _ = resolve(path)
+        live = service.live(root)
+        status = await anyio.to_thread.run_sync(live.sync)
+        if waitSeconds > 0:
+            status = await _wait(live, waitSeconds, ctx)
+        head = "Sync running in the background." if status.busy else "Synced."
+        return f"{head}\n{_describe(status)}"
+
+    @server.tool()
+    async def start_watch(
+        path: Annotated[str, Field(description="Absolute path of the repository root")],
+    ) -> str:
+        """Re-index changed files automatically, 2 s after the last change."""
+        root, _ = resolve(path)
+        live = service.live(root)
+        status = await anyio.to_thread.run_sync(live.status)
+        if not status.indexed and not status.busy:
+            raise ToolError(f"{root} is not indexed yet; call index_codebase (it also watches)")
+        await anyio.to_thread.run_sync(live.watch)
+        return f"Watching {root} (changes are indexed {live.debounce:g} s after they settle)."
+
+    @server.tool()
+    async def stop_watch(
+        path: Annotated[str, Field(description="Absolute path of the repository root")],
+    ) -> str:
+        """Stop re-indexing changed files automatically (sync_index still works)."""
+        root, _ = resolve(path)
+        await anyio.to_thread.run_sync(service.live(root).unwatch)
+        return f"Stopped watching {root}."
+
+    @server.tool()
+    async def get_chunk(
+        path: Annotated[str, Field(description="Absolute path of the repository root")],
+        location: Annotated[str, Field(description="'file.py:10-20', 'file.py:15' (the chunk"
+                                                   " around line 15) or 'file.py'")],
+        contextLines: Annotated[  # noqa: N803
+            int, Field(description="Neighbouring lines to add on each side (0-50)")
+        ] = 3,
+    ) -> str:
+        """Read code by location, with a few neighbouring lines."""
+        root, _ = resolve(path)
+        return await anyio.to_thread.run_sync(
+            lambda: _read_chunk(service.allowed, root, location, max(0, min(50, contextLines)))
+        )
+
+    return server, service
+
+
+async def _wait(live: LiveIndex, seconds: float, ctx: Context | None) -> LiveStatus:
+    """Wait for the job to end (at most `seconds`), reporting progress to the caller."""
+    deadline = time.monotonic() + min(seconds, MAX_WAIT_SECONDS)
+    reported = -1.0
+    while True:
+        status = await anyio.to_thread.run_sync(live.status)
+        if ctx is not None and status.percent != reported:
+            reported = status.percent
+            try:
+                await ctx.report_progress(status.percent, 100.0, _progress_line(status))
+            except Exception:  # noqa: BLE001 - progress is best effort
+                ctx = None
+        if not status.busy or time.monotonic() >= deadline:
+            return status
+        await anyio.sleep(POLL_SECONDS)
+
+
+def _progress_line(status: LiveStatus) -> str:
+    if status.state == "waiting" or (status.other_process and not status.phase):
+        other = status.other_process or {}
+        pid = other.get("pid", "?")
+        detail = f", {other['phase']} {other.get('percent', 0):.0f}%" if "phase" in other else ""
+        return f"being indexed by another process (pid {pid}{detail})"
+    parts = [status.phase or status.state]
+    if status.phase == "embedding" and status.chunks_total:
+        parts.append(f"{status.chunks_done}/{status.chunks_total} chunks")
+    elif status.files_total:
+        parts.append(f"{status.files_done}/{status.files_total} files")
+    parts.append(f"{status.percent:.0f}%")
+    return " ".join(parts)
+
+
+def _describe(status: LiveStatus) -> str:
+    """A one-line summary, then the status as JSON (the fields a client may want to parse)."""
+    if status.busy:
+        summary = f"{status.state}: {_progress_line(status)}, {status.elapsed:.1f} s elapsed."
+    elif status.state == "not_indexed":
+        summary = "not indexed: call index_codebase."
+    else:
+        summary = (
+            f"{status.state}: {status.files} files, {status.chunks} chunks"
+            f" ({status.embedded_chunks} embedded), index {status.index_size / 1e6:.1f} MB."
+        )
+    if status.other_process and not status.busy:
+        summary += f" {_progress_line(status).capitalize()}."
+    if status.syntax_held:
+        summary += (
+            f" {len(status.syntax_held)} file(s) with syntax errors keep their previous version:"
+            f" {', '.join(status.syntax_held)}."
+        )
+    data = status.as_dict()
+    if status.last_sync:
+        data["last_sync_iso"] = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(status.last_sync))
+    return summary + "\n" + json.dumps(data, indent=1)
+
+
+def _format_results(root: Path, query: str, response: Any, status: LiveStatus) -> str:
+    lines = []
+    if not len(response):
+        lines.append(f"No results for {query!r} in {root}.")
+    else:
+        arms = " + ".join(response.arms) or "none"
+        lines.append(f"Found {len(response)} result(s) for {query!r} in {root} ({arms}).")
+    if status.busy or status.other_process:
+        lines.append(
+            f"Note: indexing is still running ({_progress_line(status)}); results cover what is"
+            " indexed so far."
+        )
+    elif not response.complete:
+        lines.append("Note: embeddings are still being computed; semantic results are partial.")
+    for rank, hit in enumerate(response, 1):
+        name = hit.fqn or hit.symbol
+        lines.append("")
+        lines.append(
+            f"{rank}. Location {hit.location}  score {hit.score:.2f}  {hit.kind}"
+            f"{' ' + name if name else ''}  [{hit.language}]"
+        )
+        header = hit.header.strip()
+        if header:
+            lines.append("Context: " + header.replace("\n", " | "))
+        fence = "````" if "```" in hit.code else "```"
+        lines.append(f"{fence}{hit.language}")
+        lines.append(hit.code.rstrip("\n"))
+        lines.append(fence)
+    return "\n".join(lines)
+
+
+_LOCATION = re.compile(r"^(?P<file>.+?)(?::(?P<start>\d+)(?:-(?P<end>\d+))?|#L(?P<hstart>\d+)(?:-L?(?P<hend>\d+))?)?$")
+
+
+def _read_chunk(allowed: AllowedRoots, root: Path, location: str, context: int) -> str:
+    match = _LOCATION.match(location.strip())
+    if match is None:
+        raise ToolError(f"cannot read location {location!r}; use 'file.py:10-20' or 'file.py:15'")
+    file_part = match["file"]
+    file_path = Path(file_part)
+    try:
+        _, real = allowed.resolve(str(file_path if file_path.is_absolute() else root / file_path))
+    except (PathNotAllowedError, FileNotFoundError) as error:
+        raise ToolError(f"{type(error).__name__}: {error}") from error
+    if not real.is_file():
+        raise ToolError(f"not a file: {real}")
+    try:
+        text = real.read_bytes().decode("utf-8", errors="replace")
+    except OSError as error:
+        raise ToolError(f"cannot read {real}: {error.strerror or error}") from error
+    lines = text.splitlines()
+    relative = real.relative_to(root).as_posix() if root in real.parents else str(real)
+    start_text = match["start"] or match["hstart"]
+    end_text = match["end"] or match["hend"]
+    kind = ""
+    if start_text is None:
+        start, end = 1, len(lines)
+    elif end_text is None:
+        start, end, kind = _enclosing_chunk(relative, text, int(start_text))
+    else:
+        start, end = int(start_text), int(end_text)
+    if not lines:
+        return f"{relative} is empty."
+    start = max(1, min(start, len(lines)))
+    end = max(start, min(end, len(lines)))
+    first, last = max(1, start - context), min(len(lines), end + context)
+    width = len(str(last))
+    body = "\n".join(
+        f"{number:>{width}}{'|' if start <= number <= end else ':'} {lines[number - 1]}"
+        for number in range(first, last + 1)
+    )
+    note = f" ({kind})" if kind else ""
+    return (
+        f"Location {relative}:{start}-{end}{note}; lines {first}-{last} shown,"
+        f" '|' marks the requested range.\n{body}"
+    )
+
+
+def _enclosing_chunk(relative: str, text: str, line: int) -> tuple[int, int, str]:
+    """The smallest chunk of the file that holds `line`; the line alone when none does."""
+    try:
+        from sharc.chunking import chunk_text
+
+        chunks = chunk_text(relative, text)
+    except Exception:  # noqa: BLE001 - an unknown type or a chunker problem: show the line
+        return line, line, ""
+    holding = [c for c in chunks if c.start_line <= line <= c.end_line]
+    if not holding:
+        return line, line, ""
+    best = min(holding, key=lambda c: c.end_line - c.start_line)
+    name = best.fqn or best.symbol
+    return best.start_line, best.end_line, f"{best.kind} {name}".strip()
+
+
+def serve(
+    roots: Sequence[str | os.PathLike[str]],
+    transport: Transport = "stdio",
+    host: str = "127.0.0.1",
+    port: int = 8765,
+) -> None:
+    """Serve sharc's tools for `roots` until the client disconnects (or Ctrl-C)."""
+    server, service = build_server(roots)
+    try:
+        if transport == "stdio":
+            server.run("stdio")
+        elif transport == "streamable-http":
+            server.run("streamable-http", host=host, port=port)
+        else:
+            raise ValueError(f"unknown transport {transport!r}; use 'stdio' or 'streamable-http'")
+    finally:
+        service.close()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m sharc.mcp_server", description="Serve sharc's MCP tools."
+    )
+    parser.add_argument("roots", nargs="*", help="roots the server may index (default: cwd)")
+    parser.add_argument("--http", action="store_true", help="serve streamable HTTP, not stdio")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8765)
+    args = parser.parse_args(argv)
+    try:
+        serve(args.roots or [os.getcwd()], "streamable-http" if args.http else "stdio",
+              args.host, args.port)
+    except KeyboardInterrupt:
+        return 130
+    except (NotADirectoryError, ValueError) as error:
+        sys.stderr.write(f"error: {error}\n")
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+
+
+__all__ = ["AllowedRoots", "build_server", "serve"]

@@ -1,0 +1,165 @@
+//! C and C++: functions (out-of-class definitions qualified by their class), classes and
+//! structs with methods, namespaces, enums, and structs and typedefs with bodies.
+//! Preprocessor conditionals and `extern "C"` blocks are looked through.
+
+use tree_sitter::Node;
+
+use super::spec::{child_of_kind, node_text, Container, Context, Role, Spec, Symbol};
+use super::text::Source;
+
+pub(crate) static SPEC: Spec = Spec {
+    comment: "//",
+    classify,
+    leading: &["comment", "identifier"],
+    decorators: &[],
+    decorator_holders: &[],
+    elision: "{ ... }",
+    merge_same_name: false,
+    outer_first: false,
+};
+
+const RECORDS: &[&str] = &[
+    "struct_specifier",
+    "union_specifier",
+    "enum_specifier",
+    "class_specifier",
+];
+
+fn classify<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {
+    match node.kind() {
+        "function_definition" => function(node, source, context),
+        "template_declaration" => {
+            let mut cursor = node.walk();
+            let inner = node.named_children(&mut cursor).filter(|child| {
+                matches!(
+                    child.kind(),
+                    "function_definition"
+                        | "class_specifier"
+                        | "struct_specifier"
+                        | "template_declaration"
+                )
+            });
+            inner.last().map_or(Role::Code, Role::Wrap)
+        }
+        "class_specifier" => record(node, source, "class"),
+        "struct_specifier" => record(node, source, "struct"),
+        "union_specifier" => record(node, source, "union"),
+        "enum_specifier" => match node.child_by_field_name("body") {
+            Some(body) => Symbol::role("enum", type_name(node, source), Some(body)),
+            None => Role::Code,
+        },
+        "type_definition" => {
+            let ty = node.child_by_field_name("type");
+            match ty
+                .filter(|t| RECORDS.contains(&t.kind()) && t.child_by_field_name("body").is_some())
+            {
+                Some(ty) => {
+                    let name = node
+                        .child_by_field_name("declarator")
+                        .map_or_else(|| type_name(ty, source), |d| node_text(d, source));
+                    let kind = match ty.kind() {
+                        "union_specifier" => "union",
+                        "enum_specifier" => "enum",
+                        _ => "struct",
+                    };
+                    Symbol::role(kind, name, ty.child_by_field_name("body"))
+                }
+                None => Role::Code,
+            }
+        }
+        "namespace_definition" => {
+            let name = node
+                .child_by_field_name("name")
+                .map(|n| node_text(n, source))
+                .unwrap_or_default();
+            Container::namespace("namespace", name, node.child_by_field_name("body"))
+        }
+        "linkage_specification"
+        | "declaration_list"
+        | "preproc_if"
+        | "preproc_ifdef"
+        | "preproc_else"
+        | "preproc_elif"
+        | "preproc_elifdef"
+        | "ERROR" => Role::Transparent,
+        _ => Role::Code,
+    }
+}
+
+/// A struct or class with methods is class-like; a plain data struct is a type chunk.
+fn record<'t>(node: Node<'t>, source: &Source, keyword: &'static str) -> Role<'t> {
+    let Some(body) = node.child_by_field_name("body") else {
+        return Role::Code;
+    };
+    let mut cursor = body.walk();
+    let has_methods = body.named_children(&mut cursor).any(|member| {
+        matches!(
+            member.kind(),
+            "function_definition" | "template_declaration"
+        ) || (member.kind() == "field_declaration"
+            && child_of_kind(member, &["function_declarator"]).is_some())
+            || (member.kind() == "declaration"
+                && child_of_kind(member, &["function_declarator"]).is_some())
+    });
+    let name = type_name(node, source);
+    if keyword == "class" || has_methods {
+        Container::class(keyword, keyword, name, Some(body))
+    } else {
+        Symbol::role(keyword, name, Some(body))
+    }
+}
+
+fn type_name(node: Node, source: &Source) -> String {
+    node.child_by_field_name("name")
+        .map(|n| node_text(n, source))
+        .map(|text| text.split('<').next().unwrap_or(&text).to_string())
+        .unwrap_or_else(|| "<anonymous>".to_string())
+}
+
+fn function<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {
+    let body = node.child_by_field_name("body");
+    if body.is_none() {
+        // `= default`, `= delete`, `= 0`: a declaration, kept in its class chunk.
+        return Role::Code;
+    }
+    let mut declarator = node.child_by_field_name("declarator");
+    // Pointer and reference declarators wrap the function declarator.
+    for _ in 0..16 {
+        match declarator {
+            Some(d) if d.kind() == "function_declarator" => break,
+            Some(d) => {
+                declarator = d
+                    .child_by_field_name("declarator")
+                    .or_else(|| d.named_child(0))
+            }
+            None => break,
+        }
+    }
+    let name_node = declarator.and_then(|d| d.child_by_field_name("declarator"));
+    let full = name_node.map_or_else(|| "<anonymous>".to_string(), |n| node_text(n, source));
+    let full = full.split('<').next().unwrap_or(&full).to_string();
+    let mut segments: Vec<&str> = full.split("::").map(str::trim).collect();
+    let name = segments.pop().unwrap_or_default().to_string();
+    let owner = segments.last().copied().or(if context.in_class {
+        context.scope_name
+    } else {
+        None
+    });
+    let kind = if name.starts_with('~') {
+        "destructor"
+    } else if owner == Some(name.as_str()) {
+        "constructor"
+    } else if owner.is_some() {
+        "method"
+    } else {
+        "function"
+    };
+    let qualifier = (!segments.is_empty()).then(|| segments.join("."));
+    Role::Symbol(Symbol {
+        kind,
+        name,
+        qualifier,
+        body,
+        label: None,
+    })
+}

@@ -1,0 +1,677 @@
+//! Snapshot, coverage, stability and hostile-input tests for the chunker.
+//!
+//! Golden files: every fixture under `tests/fixtures/chunk/<language>/` has a `.snap` next to
+//! it; `UPDATE_SNAPSHOTS=1 cargo test --lib chunk` rewrites them.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use super::*;
+
+fn fixtures_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/chunk")
+}
+
+/// Every fixture: (path relative to its language directory, full path, language).
+fn fixtures() -> Vec<(String, PathBuf, Language)> {
+    let root = fixtures_root();
+    let mut found = Vec::new();
+    let mut pending = vec![root.clone()];
+    while let Some(directory) = pending.pop() {
+        for entry in std::fs::read_dir(&directory).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+                continue;
+            }
+            if path.extension().is_some_and(|e| e == "snap") {
+                continue;
+            }
+            let Some(language) = Language::from_path(&path) else {
+                continue;
+            };
+            let relative = path.strip_prefix(&root).unwrap();
+            let inside: PathBuf = relative.components().skip(1).collect();
+            found.push((inside.to_string_lossy().replace('\\', "/"), path, language));
+        }
+    }
+    found.sort();
+    assert!(
+        found.len() >= 11,
+        "fixtures missing under {}",
+        root.display()
+    );
+    found
+}
+
+fn chunk_fixture(path: &str, full: &Path, language: Language) -> FileChunks {
+    let source = std::fs::read_to_string(full).unwrap();
+    chunk_source(path, language, &source, &ChunkOptions::default())
+}
+
+/// A file's chunks as readable text, for golden files.
+fn render(file: &FileChunks) -> String {
+    let mut out = String::new();
+    for error in &file.syntax_errors {
+        writeln!(out, "!! {error}").unwrap();
+    }
+    for chunk in &file.chunks {
+        writeln!(
+            out,
+            "──── {}\nkind={} symbol={:?} fqn={:?} lines={}-{}",
+            chunk.id, chunk.kind, chunk.symbol, chunk.fqn, chunk.start_line, chunk.end_line
+        )
+        .unwrap();
+        out.push_str(&chunk.text);
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn snapshots() {
+    let update = std::env::var_os("UPDATE_SNAPSHOTS").is_some();
+    let mut failures = Vec::new();
+    for (path, full, language) in fixtures() {
+        let rendered = render(&chunk_fixture(&path, &full, language));
+        let mut snap = full.clone().into_os_string();
+        snap.push(".snap");
+        let snap = PathBuf::from(snap);
+        if update {
+            std::fs::write(&snap, &rendered).unwrap();
+            continue;
+        }
+        let expected = std::fs::read_to_string(&snap).unwrap_or_default();
+        if expected != rendered {
+            let line = expected
+                .lines()
+                .zip(rendered.lines())
+                .position(|(a, b)| a != b)
+                .unwrap_or(expected.lines().count().min(rendered.lines().count()));
+            failures.push(format!(
+                "{}: differs at line {}: expected {:?}, got {:?}",
+                snap.display(),
+                line + 1,
+                expected.lines().nth(line),
+                rendered.lines().nth(line)
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "snapshots differ (UPDATE_SNAPSHOTS=1 rewrites them):\n{}",
+        failures.join("\n")
+    );
+}
+
+/// Every non-blank, non-trivial line lies in a chunk; chunks stay under the limit; ids are
+/// unique.
+fn assert_well_formed(file: &FileChunks, source: &str, max_chars: usize) {
+    let text = normalize(source);
+    let lines: Vec<&str> = text.split('\n').collect();
+    let mut covered = vec![false; lines.len() + 1];
+    for chunk in &file.chunks {
+        assert!(
+            chunk.start_line >= 1 && chunk.start_line <= chunk.end_line,
+            "{chunk:?}"
+        );
+        assert!(
+            chunk.end_line as usize <= lines.len(),
+            "{} past the end",
+            chunk.id
+        );
+        for line in chunk.start_line..=chunk.end_line {
+            covered[line as usize] = true;
+        }
+        assert!(
+            char_len(&chunk.text) <= max_chars,
+            "{} has {} chars",
+            chunk.id,
+            char_len(&chunk.text)
+        );
+        assert_eq!(chunk.text, format!("{}{}", chunk.header, chunk.code));
+        assert!(chunk.header.ends_with('\n'));
+        assert!(!chunk.code.trim().is_empty(), "{} is empty", chunk.id);
+    }
+    for (index, line) in lines.iter().enumerate() {
+        if !line.trim().is_empty() && !is_trivial(line) {
+            assert!(
+                covered[index + 1],
+                "{}: line {} not in any chunk: {line:?}",
+                file.path,
+                index + 1
+            );
+        }
+    }
+    let mut ids: Vec<&str> = file.chunks.iter().map(|c| c.id.as_str()).collect();
+    ids.sort_unstable();
+    let before = ids.len();
+    ids.dedup();
+    assert_eq!(before, ids.len(), "duplicate ids in {}", file.path);
+}
+
+#[test]
+fn fixtures_are_covered() {
+    for (path, full, language) in fixtures() {
+        let source = std::fs::read_to_string(&full).unwrap();
+        for max_chars in [3500, 300] {
+            let file = chunk_source(&path, language, &source, &ChunkOptions { max_chars });
+            assert!(file.error.is_none());
+            assert!(!file.chunks.is_empty(), "{path} has no chunks");
+            assert_well_formed(&file, &source, max_chars);
+        }
+    }
+}
+
+const AUTH_SERVICE: &str = r#"export class AuthService {
+  private jwtSecret: string;
+
+  constructor(secret: string) {
+    this.jwtSecret = secret;
+  }
+
+  async authenticate(token: string): Promise<User> {
+    const decoded = jwt.verify(token, this.jwtSecret);
+    return this.findUser(decoded.sub);
+  }
+
+  private async findUser(id: string): Promise<User> {
+    return db.users.findUnique({ where: { id } });
+  }
+}
+"#;
+
+#[test]
+fn seed_auth_service() {
+    let file = chunk_source(
+        "auth.ts",
+        Language::TypeScript,
+        AUTH_SERVICE,
+        &ChunkOptions::default(),
+    );
+    let ids: Vec<&str> = file.chunks.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "auth.ts::AuthService::class",
+            "auth.ts::AuthService.authenticate",
+            "auth.ts::AuthService.findUser"
+        ]
+    );
+    let class = &file.chunks[0];
+    assert_eq!(class.kind, "class");
+    assert_eq!((class.start_line, class.end_line), (1, 16));
+    assert_eq!(class.header, "// Context: class AuthService (auth.ts)\n");
+    assert!(class.code.starts_with(
+        "export class AuthService {\n  private jwtSecret: string;\n  constructor(secret: string) {\n    this.jwtSecret = secret;\n  }\n"
+    ));
+    assert!(class.code.ends_with("\n}"));
+    let authenticate = &file.chunks[1];
+    assert_eq!(authenticate.kind, "method");
+    assert_eq!(authenticate.symbol, "authenticate");
+    assert_eq!(authenticate.fqn, "AuthService.authenticate");
+    assert_eq!((authenticate.start_line, authenticate.end_line), (8, 11));
+    assert_eq!(
+        authenticate.text,
+        "// Context: class AuthService (auth.ts)\nasync authenticate(token: string): Promise<User> {\n  const decoded = jwt.verify(token, this.jwtSecret);\n  return this.findUser(decoded.sub);\n}"
+    );
+    assert_eq!(
+        file.chunks[2].code,
+        "private async findUser(id: string): Promise<User> {\n  return db.users.findUnique({ where: { id } });\n}"
+    );
+}
+
+#[test]
+fn seed_headers() {
+    let python = "class UserView(View):\n    @login_required\n    @cache_response(60)\n    def get_user(self, request, user_id):\n        return User.objects.get(id=user_id)\n";
+    let file = chunk_source(
+        "views/user.py",
+        Language::Python,
+        python,
+        &ChunkOptions::default(),
+    );
+    let method = file.chunks.iter().find(|c| c.symbol == "get_user").unwrap();
+    assert_eq!(
+        method.header,
+        "# Context: class UserView (views/user.py)\n# @login_required @cache_response(60)\n"
+    );
+    assert_eq!(method.start_line, 2, "decorators belong to the method");
+
+    let go = "package auth\n\nfunc Authenticate(token string) error {\n\treturn nil\n}\n";
+    let file = chunk_source(
+        "auth/handler.go",
+        Language::Go,
+        go,
+        &ChunkOptions::default(),
+    );
+    let function = file
+        .chunks
+        .iter()
+        .find(|c| c.symbol == "Authenticate")
+        .unwrap();
+    assert_eq!(
+        function.header,
+        "// Context: package auth > func Authenticate (auth/handler.go)\n"
+    );
+    assert_eq!(function.id, "auth/handler.go::auth.Authenticate");
+
+    let rust = "impl UserService {\n    #[instrument]\n    #[cached(time=60)]\n    pub async fn get_user(&self, id: &str) -> Result<User, Error> {\n        self.repo.find_by_id(id).await\n    }\n}\n";
+    let file = chunk_source(
+        "services/user.rs",
+        Language::Rust,
+        rust,
+        &ChunkOptions::default(),
+    );
+    let method = file.chunks.iter().find(|c| c.symbol == "get_user").unwrap();
+    assert_eq!(
+        method.header,
+        "// Context: impl UserService (services/user.rs)\n// #[instrument] #[cached(time=60)]\n"
+    );
+
+    let csharp = "class UserController {\n    [Authorize]\n    [HttpGet(\"{id}\")]\n    public User Get(string id) { return null; }\n}\n";
+    let file = chunk_source(
+        "UserController.cs",
+        Language::CSharp,
+        csharp,
+        &ChunkOptions::default(),
+    );
+    let method = file.chunks.iter().find(|c| c.symbol == "Get").unwrap();
+    assert!(
+        method
+            .header
+            .ends_with("// [Authorize] [HttpGet(\"{id}\")]\n"),
+        "{}",
+        method.header
+    );
+
+    let typescript =
+        "export module auth {\n  export class UserService {\n    find() { return 1; }\n  }\n}\n";
+    let file = chunk_source(
+        "services/user.ts",
+        Language::TypeScript,
+        typescript,
+        &ChunkOptions::default(),
+    );
+    let method = file.chunks.iter().find(|c| c.symbol == "find").unwrap();
+    assert_eq!(
+        method.header,
+        "// Context: class UserService > module auth (services/user.ts)\n"
+    );
+    assert_eq!(method.id, "services/user.ts::auth.UserService.find");
+}
+
+#[test]
+fn ids_survive_unrelated_edits() {
+    let before = "import os\n\n\ndef first():\n    return 1\n\n\nclass Box:\n    def open(self):\n        return os.getcwd()\n";
+    let after = "import os\nimport sys\n\nLIMIT = 3\n\n\ndef added():\n    pass\n\n\ndef first():\n    return 1\n\n\nclass Box:\n    size = 2\n\n    def open(self):\n        return os.getcwd()\n";
+    let options = ChunkOptions::default();
+    let old = chunk_source("a.py", Language::Python, before, &options);
+    let new = chunk_source("a.py", Language::Python, after, &options);
+    for id in ["a.py::first", "a.py::Box.open", "a.py::Box::class"] {
+        let old_chunk = old.chunks.iter().find(|c| c.id == id).unwrap();
+        let new_chunk = new.chunks.iter().find(|c| c.id == id).unwrap();
+        if !id.ends_with("::class") {
+            assert_eq!(old_chunk.text, new_chunk.text);
+        }
+    }
+    // Same input, same output.
+    assert_eq!(
+        old.chunks,
+        chunk_source("a.py", Language::Python, before, &options).chunks
+    );
+}
+
+#[test]
+fn same_name_siblings_are_numbered_in_source_order() {
+    let java = "class A {\n  int f(int a) { return a; }\n  int f(String s) { return 0; }\n  int f() { return 1; }\n}\n";
+    let file = chunk_source("A.java", Language::Java, java, &ChunkOptions::default());
+    let ids: Vec<(&str, u32)> = file
+        .chunks
+        .iter()
+        .filter(|c| c.symbol == "f")
+        .map(|c| (c.id.as_str(), c.start_line))
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            ("A.java::A.f", 2),
+            ("A.java::A.f#2", 3),
+            ("A.java::A.f#3", 4)
+        ]
+    );
+
+    let python = "def f():\n    pass\n\ndef f():\n    return 2\n";
+    let file = chunk_source("b.py", Language::Python, python, &ChunkOptions::default());
+    let ids: Vec<&str> = file.chunks.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids, ["b.py::f", "b.py::f#2"]);
+}
+
+#[test]
+fn oversized_symbols_split_at_statements() {
+    let mut python = String::from("class Big:\n    def run(self, items):\n        total = 0\n");
+    for i in 0..120 {
+        write!(
+            python,
+            "        if items[{i}] > {i}:\n            total += items[{i}] * {i}\n"
+        )
+        .unwrap();
+    }
+    python.push_str("        return total\n");
+    let options = ChunkOptions { max_chars: 1000 };
+    let file = chunk_source("big.py", Language::Python, &python, &options);
+    assert_well_formed(&file, &python, 1000);
+    let parts: Vec<&Chunk> = file.chunks.iter().filter(|c| c.symbol == "run").collect();
+    assert!(parts.len() > 3, "{} parts", parts.len());
+    let total = parts.len();
+    for (k, part) in parts.iter().enumerate() {
+        let expected = if k == 0 {
+            "big.py::Big.run".to_string()
+        } else {
+            format!("big.py::Big.run#part{}", k + 1)
+        };
+        assert_eq!(part.id, expected);
+        assert_eq!(part.kind, "method");
+        assert!(part.header.contains(&format!(
+            "# def run(self, items): (part {}/{total})\n",
+            k + 1
+        )));
+        // Cut at statements: every part after the first starts with an `if`.
+        if k > 0 {
+            assert!(
+                part.code.trim_start().starts_with("if items["),
+                "{}",
+                part.code
+            );
+            assert_eq!(part.start_line, parts[k - 1].end_line + 1);
+        }
+    }
+    assert_eq!(parts[0].start_line, 2);
+    assert_eq!(parts[total - 1].end_line, 244);
+    assert!(parts[total - 1].code.ends_with("return total"));
+}
+
+#[test]
+fn oversized_statement_splits_at_lines_then_chars() {
+    let mut js = String::from("function table() {\n  return [\n");
+    for i in 0..400 {
+        writeln!(js, "    {i},").unwrap();
+    }
+    js.push_str("  ];\n}\n");
+    let file = chunk_source(
+        "t.js",
+        Language::JavaScript,
+        &js,
+        &ChunkOptions { max_chars: 500 },
+    );
+    assert_well_formed(&file, &js, 500);
+    assert!(file.chunks.len() > 4);
+
+    let line = format!("const data = [{}];\n", "1234567, ".repeat(2000));
+    let file = chunk_source(
+        "d.js",
+        Language::JavaScript,
+        &line,
+        &ChunkOptions { max_chars: 800 },
+    );
+    assert_well_formed(&file, &line, 800);
+    let joined: String = file.chunks.iter().map(|c| c.code.as_str()).collect();
+    assert_eq!(
+        joined.len(),
+        line.trim_end().len(),
+        "nothing lost or repeated"
+    );
+}
+
+#[test]
+fn hostile_minified_megabyte() {
+    let mut js = String::with_capacity(1_100_000);
+    let mut i = 0;
+    while js.len() < 1_000_000 {
+        write!(
+            js,
+            "function f{i}(a){{var b=a*{i};return b+\"é\";}}var v{i}=[1,2,3];"
+        )
+        .unwrap();
+        i += 1;
+    }
+    let options = ChunkOptions::default();
+    let file = chunk_source("bundle.js", Language::JavaScript, &js, &options);
+    assert!(file.chunks.len() > 1000);
+    for chunk in &file.chunks {
+        assert!(char_len(&chunk.text) <= options.max_chars, "{}", chunk.id);
+        assert_eq!((chunk.start_line, chunk.end_line), (1, 1));
+    }
+    let one_expression = format!("x=[{}]", "\"abcdefghij\",".repeat(100_000));
+    let file = chunk_source("m.js", Language::JavaScript, &one_expression, &options);
+    assert!(file.chunks.len() > 300);
+    assert!(file
+        .chunks
+        .iter()
+        .all(|c| char_len(&c.text) <= options.max_chars));
+}
+
+#[test]
+fn hostile_deep_nesting() {
+    let depth = 10_000;
+    let cases: Vec<(Language, String)> = vec![
+        (
+            Language::JavaScript,
+            format!("let x = {}1{};", "[".repeat(depth), "]".repeat(depth)),
+        ),
+        (
+            Language::JavaScript,
+            format!("{}f();{}", "{".repeat(depth), "}".repeat(depth)),
+        ),
+        (
+            Language::TypeScript,
+            format!("{}{}", "namespace a {".repeat(depth), "}".repeat(depth)),
+        ),
+        (
+            Language::Cpp,
+            format!(
+                "{}int x;{}",
+                "namespace a {".repeat(depth),
+                "}".repeat(depth)
+            ),
+        ),
+        (
+            Language::Python,
+            format!("x = {}1{}\n", "(".repeat(depth), ")".repeat(depth)),
+        ),
+        (
+            Language::Python,
+            (0..200)
+                .map(|i| format!("{}class C{i}:\n", " ".repeat(i)))
+                .collect::<String>()
+                + &" ".repeat(200)
+                + "pass\n",
+        ),
+        (
+            Language::Rust,
+            format!("fn f() {{ {} }}", "{".repeat(depth) + &"}".repeat(depth)),
+        ),
+    ];
+    for (language, source) in cases {
+        // A small stack proves the walk does not recurse per nesting level.
+        let file = std::thread::Builder::new()
+            .stack_size(512 * 1024)
+            .spawn(move || {
+                let file = chunk_source("deep", language, &source, &ChunkOptions::default());
+                assert_well_formed(&file, &source, 3500);
+                file
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        assert!(!file.chunks.is_empty(), "{language:?}");
+    }
+}
+
+#[test]
+fn hostile_encodings_and_empty_files() {
+    let directory = std::env::temp_dir().join(format!("sharc-chunk-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).unwrap();
+    let write = |name: &str, bytes: &[u8]| std::fs::write(directory.join(name), bytes).unwrap();
+    write("latin1.py", b"def caf\xe9():\n    return '\xff\xfe'\n");
+    write(
+        "bom.py",
+        b"\xef\xbb\xbfdef f():\r\n    return 1\r\n\r\ndef g():\r\n    return 2\r\n",
+    );
+    write("empty.py", b"");
+    write("blank.ts", b"\n\n   \n");
+    write("notes.md", b"# Notes\n");
+    let files: Vec<(String, Language)> = vec![
+        ("latin1.py".into(), Language::Python),
+        ("bom.py".into(), Language::Python),
+        ("empty.py".into(), Language::Python),
+        ("blank.ts".into(), Language::TypeScript),
+        ("missing.go".into(), Language::Go),
+        ("notes.md".into(), Language::Markdown),
+    ];
+    let results = chunk_files(&directory, &files, &ChunkOptions::default());
+    let paths: Vec<&str> = results.iter().map(|r| r.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "latin1.py",
+            "bom.py",
+            "empty.py",
+            "blank.ts",
+            "missing.go",
+            "notes.md"
+        ]
+    );
+
+    let latin1 = &results[0];
+    assert!(latin1.error.is_none());
+    assert!(latin1.chunks[0].symbol.starts_with("caf"));
+    assert!(latin1.chunks.iter().any(|c| c.code.contains('\u{fffd}')));
+    assert_eq!(latin1.content_hash.len(), 32);
+
+    let bom = &results[1];
+    let spans: Vec<(&str, u32, u32)> = bom
+        .chunks
+        .iter()
+        .map(|c| (c.symbol.as_str(), c.start_line, c.end_line))
+        .collect();
+    assert_eq!(spans, [("f", 1, 2), ("g", 4, 5)]);
+    assert!(bom
+        .chunks
+        .iter()
+        .all(|c| !c.text.contains('\r') && !c.text.contains('\u{feff}')));
+    assert_eq!(
+        bom.content_hash,
+        hash(&std::fs::read(directory.join("bom.py")).unwrap())
+    );
+
+    assert!(results[2].chunks.is_empty() && results[2].error.is_none());
+    assert!(results[3].chunks.is_empty() && results[3].error.is_none());
+    assert!(results[4]
+        .error
+        .as_deref()
+        .unwrap()
+        .starts_with("cannot read"));
+    assert!(results[5].chunks.is_empty() && results[5].error.is_none());
+    assert_eq!(results[5].content_hash, hash(b"# Notes\n"));
+    std::fs::remove_dir_all(&directory).unwrap();
+}
+
+#[test]
+fn syntax_errors_are_reported_and_chunks_still_produced() {
+    let source =
+        "def ok():\n    return 1\n\ndef broken(:\n    return )\n\ndef after():\n    return 3\n";
+    let file = chunk_source("e.py", Language::Python, source, &ChunkOptions::default());
+    assert!(!file.syntax_errors.is_empty());
+    assert!(
+        file.syntax_errors[0].starts_with("line 4: "),
+        "{:?}",
+        file.syntax_errors
+    );
+    let symbols: Vec<&str> = file.chunks.iter().map(|c| c.symbol.as_str()).collect();
+    assert!(
+        symbols.contains(&"ok") && symbols.contains(&"after"),
+        "{symbols:?}"
+    );
+    assert_well_formed(&file, source, 3500);
+}
+
+#[test]
+fn languages_without_grammar_get_no_chunks() {
+    assert!(supports(Language::TypeScript) && supports(Language::Zig));
+    assert!(!supports(Language::Markdown) && !supports(Language::Yaml));
+    let file = chunk_source(
+        "a.md",
+        Language::Markdown,
+        "# Title\n",
+        &ChunkOptions::default(),
+    );
+    assert!(file.chunks.is_empty() && file.error.is_none());
+    assert_eq!(file.content_hash, hash(b"# Title\n"));
+}
+
+#[test]
+#[ignore]
+fn show() {
+    let file = std::env::var("SHOW_FILE").unwrap();
+    let language = Language::from_path(Path::new(&file)).unwrap();
+    let source = std::fs::read_to_string(&file).unwrap();
+    let max_chars = std::env::var("SHOW_MAX").map_or(3500, |m| m.parse().unwrap());
+    let options = ChunkOptions { max_chars };
+    print!(
+        "{}",
+        render(&chunk_source(&file, language, &source, &options))
+    );
+}
+
+/// `BENCH_DIR=/usr/lib/python3.11 BENCH_EXT=py cargo test --release --lib chunk::tests::throughput -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn throughput() {
+    let root = PathBuf::from(std::env::var("BENCH_DIR").unwrap());
+    let extension = std::env::var("BENCH_EXT").unwrap();
+    let mut files = Vec::new();
+    let mut pending = vec![root];
+    while let Some(directory) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&directory) else { continue };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|e| e == extension.as_str()) {
+                if let Ok(text) = std::fs::read_to_string(&path) {
+                    if text.len() < 1_000_000 {
+                        files.push((path.to_string_lossy().into_owned(), text));
+                    }
+                }
+            }
+        }
+    }
+    let language = Language::from_extension(&extension).unwrap();
+    let bytes: usize = files.iter().map(|(_, text)| text.len()).sum();
+    let options = ChunkOptions::default();
+    let mut best = (f64::MAX, f64::MAX);
+    let mut chunks = 0;
+    for _ in 0..3 {
+        let started = std::time::Instant::now();
+        for (_, text) in &files {
+            let tree = parse(language, text).unwrap();
+            std::hint::black_box(tree.root_node().has_error());
+        }
+        let parse_time = started.elapsed().as_secs_f64();
+        let started = std::time::Instant::now();
+        chunks = 0;
+        for (path, text) in &files {
+            chunks += chunk_source(path, language, text, &options).chunks.len();
+        }
+        let chunk_time = started.elapsed().as_secs_f64();
+        best = (best.0.min(parse_time), best.1.min(chunk_time));
+    }
+    let mb = bytes as f64 / 1e6;
+    println!(
+        "{} files, {mb:.1} MB, {chunks} chunks: parse {:.1} MB/s, chunk {:.1} MB/s, ratio {:.2}",
+        files.len(),
+        mb / best.0,
+        mb / best.1,
+        best.0 / best.1
+    );
+}
