@@ -231,7 +231,8 @@ def _rust_defs(data: bytes) -> list[tuple[object, str, bool]]:
                 out.append((child, prefix + name, child_test))
                 visit(child, f"{prefix}{name}::", child_test)
             elif child.type == "impl_item":
-                visit(child, f"{prefix}{_field_text(child, 'type', data)}::", child_test)
+                impl_type = re.sub(r"<.*>", "", _field_text(child, "type", data))
+                visit(child, f"{prefix}{impl_type}::", child_test)
             elif child.type in ("mod_item", "trait_item"):
                 name = _field_text(child, "name", data)
                 visit(child, f"{prefix}{name}::", child_test or name in ("tests", "test"))

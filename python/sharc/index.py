@@ -204,6 +204,10 @@ class Index:
         self._keyword: KeywordStore | None = None
         self._vectors: VectorStore | None = None
         self._vectors_mtime: float = -1.0
+        from sharc.fusion import DEFAULT_WEIGHTS
+
+        #: Arm weights, RRF constant and rerank factors (benchmarks tune them).
+        self.fusion_weights = DEFAULT_WEIGHTS
 
     # -- opening ---------------------------------------------------------------------------
 
@@ -748,21 +752,24 @@ class Index:
                 arms.append("semantic")
             elif mode == "semantic":
                 raise NotIndexedError(f"{self.root} has no vectors yet; run `sharc index` first")
-        weights = fusion.weights_for(kind)
-        fused = fusion.reciprocal_rank_fusion(
-            rankings, {arm: weights.weight(arm) for arm in rankings}, k=weights.k
-        )
+        weights = fusion.weights_for(kind, self.fusion_weights)
+        arm_weights = {arm: weights.weight(arm) for arm in rankings}
+        fused = fusion.reciprocal_rank_fusion(rankings, arm_weights, k=weights.k)
         records = manifest.chunks_by_id([chunk_id for chunk_id, _ in fused])
         candidates = [
             (records[chunk_id], score)
             for chunk_id, score in fused
             if chunk_id in records and filters.accepts(records[chunk_id].path, records[chunk_id].language)
         ]
-        adjusted = fusion.rerank(query, kind, candidates, include_tests=include_tests)
+        adjusted = fusion.rerank(
+            query, kind, candidates, include_tests=include_tests, weights=self.fusion_weights
+        )
         if max_per_file:
-            adjusted = fusion.diversify(adjusted, max_per_file=max_per_file, path_of=lambda r: r.path)
+            adjusted = fusion.diversify(adjusted, max_per_file=max_per_file)
         top = adjusted[:limit]
-        scores = fusion.normalize_scores([score for _, score in top], arms=len(rankings))
+        scores = fusion.normalize_scores(
+            [score for _, score in top], weights=arm_weights, k=weights.k
+        )
         results = [
             SearchResult(
                 path=r.path, start_line=r.start_line, end_line=r.end_line, score=s, kind=r.kind,

@@ -657,9 +657,12 @@ class LiveIndex:
         if not self._ignored_dirs and not self._ignored_files:
             self._walk()
         with self._lock:
-            if self._watcher is None:
-                self._watcher = _Watcher(self)
-                self._watcher.start()
+            watcher = self._watcher
+            if watcher is None:
+                watcher = self._watcher = _Watcher(self)
+                watcher.start()
+        # Return once the OS watches are in place, so that no change after this call is missed.
+        watcher.ready.wait(5.0)
 
     def unwatch(self) -> None:
         """Stop watching (waits for the watcher thread to end)."""
@@ -724,6 +727,7 @@ class _Watcher:
     def __init__(self, live: LiveIndex) -> None:
         self.live = live
         self._stop = threading.Event()
+        self.ready = threading.Event()
         self._thread = threading.Thread(
             target=self._run, name=f"sharc-watch:{live.root.name}", daemon=True
         )
@@ -743,6 +747,7 @@ class _Watcher:
                 self._watch_until_restart(restarted=restarted)
                 restarted = True
         except Exception as error:  # noqa: BLE001 - report, do not crash the process
+            self.ready.set()
             with self.live._lock:
                 self.live._message = f"watching stopped: {type(error).__name__}: {error}"
                 if self.live._watcher is self:
@@ -787,6 +792,7 @@ class _Watcher:
                         pending[path] = last_change = time.monotonic()
                         if Path(path).parent == live.root and _top_level_change(path, watched):
                             restart.set()
+                self.ready.set()
                 if pending and time.monotonic() - last_change >= live.debounce:
                     live._on_changes(list(pending))
                     pending.clear()

@@ -1,0 +1,486 @@
+"""Rank fusion, query routing and result shaping: pure functions over plain lists, no I/O.
+
+A search runs two arms, `keyword` (BM25) and `semantic` (vectors), and fuses their rankings with
+weighted reciprocal rank fusion. The weights depend on the query: an identifier (`getUserById`,
+`os.path.join`) leans on the keyword arm, a question in words leans on the semantic arm. Then
+`rerank` pushes tests, generated and vendored code, docs and config down unless the
+query asks for them, and lifts the chunk that defines the identifier the query names;
+`diversify` keeps one file from filling the top of the list.
+
+Every tunable number lives in `FusionWeights`.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+__all__ = [
+    "DEFAULT_WEIGHTS",
+    "KEYWORD",
+    "SEMANTIC",
+    "ArmWeights",
+    "Candidate",
+    "FusionWeights",
+    "QueryIntent",
+    "QueryKind",
+    "RankedChunk",
+    "classify_query",
+    "diversify",
+    "is_generated_path",
+    "is_test_path",
+    "is_vendored_path",
+    "normalize_scores",
+    "query_identifiers",
+    "reciprocal_rank_fusion",
+    "rerank",
+    "rerank_adjustments",
+    "wants_config",
+    "wants_docs",
+    "wants_tests",
+    "weights_for",
+]
+
+KEYWORD = "keyword"
+SEMANTIC = "semantic"
+
+#: Chunk tiers from `sharc._core`: 1 AST code, 2 docs, 3 config, 4 other code.
+TIER_DOCS = 2
+TIER_CONFIG = 3
+
+T = TypeVar("T")
+C = TypeVar("C", bound="RankedChunk")
+
+
+class QueryKind(enum.Enum):
+    """What a query looks like, which decides how much each arm counts."""
+
+    IDENTIFIER = "identifier"
+    """One code-shaped token: `getUserById`, `HTTPException`, `os.path.join`, `parse()`."""
+    NATURAL_LANGUAGE = "natural_language"
+    """Plain words: `how are routes registered`."""
+    MIXED = "mixed"
+    """Words and identifiers together (`where is getUserById called`), or one plain word."""
+
+
+@dataclass(frozen=True, slots=True)
+class FusionWeights:
+    """Arm weights per query kind, the RRF constant, and the reranking multipliers."""
+
+    identifier_keyword: float = 1.0
+    identifier_semantic: float = 0.35
+    natural_keyword: float = 0.45
+    natural_semantic: float = 1.0
+    mixed_keyword: float = 0.8
+    mixed_semantic: float = 1.0
+    #: The RRF constant: larger flattens the difference between rank 1 and rank 10.
+    k: int = 60
+    #: Multipliers applied unless the query asks for that kind of file.
+    test_factor: float = 0.6
+    generated_factor: float = 0.5
+    vendored_factor: float = 0.5
+    docs_factor: float = 0.75
+    config_factor: float = 0.75
+    #: For the chunk that defines the identifier the query names (a case-insensitive match
+    #: gets half the lift).
+    symbol_match_factor: float = 1.6
+
+    def arms(self, kind: QueryKind) -> dict[str, float]:
+        """The `{arm: weight}` mapping for `reciprocal_rank_fusion` on a query of `kind`."""
+        return weights_for(kind, self).as_dict()
+
+
+DEFAULT_WEIGHTS = FusionWeights()
+
+
+@dataclass(frozen=True, slots=True)
+class ArmWeights:
+    """The arm weights and RRF constant for one kind of query."""
+
+    keyword: float
+    semantic: float
+    k: int
+
+    def weight(self, arm: str) -> float:
+        """The weight of `arm` (`keyword` or `semantic`); 1.0 for an arm it does not know."""
+        return {KEYWORD: self.keyword, SEMANTIC: self.semantic}.get(arm, 1.0)
+
+    def as_dict(self) -> dict[str, float]:
+        return {KEYWORD: self.keyword, SEMANTIC: self.semantic}
+
+
+def weights_for(kind: QueryKind, weights: FusionWeights = DEFAULT_WEIGHTS) -> ArmWeights:
+    """Identifier queries lean on the keyword arm, natural language on the semantic arm."""
+    if kind is QueryKind.IDENTIFIER:
+        keyword, semantic = weights.identifier_keyword, weights.identifier_semantic
+    elif kind is QueryKind.NATURAL_LANGUAGE:
+        keyword, semantic = weights.natural_keyword, weights.natural_semantic
+    else:
+        keyword, semantic = weights.mixed_keyword, weights.mixed_semantic
+    return ArmWeights(keyword=keyword, semantic=semantic, k=weights.k)
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A plain result for callers (and tests) without a manifest record at hand."""
+
+    id: str
+    path: str
+    symbol: str = ""
+    fqn: str = ""
+    tier: int = 1
+    generated: bool = False
+
+
+# Fusion
+
+
+def reciprocal_rank_fusion(
+    rankings: Mapping[str, Sequence[str]], weights: Mapping[str, float], k: int = 60
+) -> list[tuple[str, float]]:
+    """Weighted RRF: each id scores the sum over arms of `weight / (k + rank)`, rank from 1.
+
+    An arm missing from `weights` counts 1.0; an id repeated within one arm counts once, at its
+    best rank. Ties keep the order in which ids first appear, arms taken heaviest first.
+    """
+    if k < 0:
+        raise ValueError(f"k must not be negative, got {k}")
+    scores: dict[str, float] = {}
+    arms = sorted(rankings, key=lambda arm: -weights.get(arm, 1.0))
+    for arm in arms:
+        weight = weights.get(arm, 1.0)
+        seen: set[str] = set()
+        for rank, item in enumerate(rankings[arm], start=1):
+            if item in seen:
+                continue
+            seen.add(item)
+            scores[item] = scores.get(item, 0.0) + weight / (k + rank)
+    return sorted(scores.items(), key=lambda pair: -pair[1])
+
+
+def normalize_scores(
+    scores: Sequence[float],
+    *,
+    weights: Mapping[str, float] | None = None,
+    arms: int | None = None,
+    k: int = 60,
+) -> list[float]:
+    """Fused scores as 0-1 for display: divided by the best score RRF can give.
+
+    That best score, `sum(weights) / (k + 1)`, belongs to a chunk ranked first by every arm
+    that ran, so 1.0 means "top of every arm" and the figure is comparable across queries
+    (min-max scaling would always show 1.0 and 0.0). Pass the weights of the arms that ran;
+    `arms=n` alone assumes a weight of 1.0 each. Scores lifted past the best by `rerank` are
+    clipped to 1.0.
+    """
+    if weights is not None:
+        total = sum(weight for weight in weights.values() if weight > 0)
+    elif arms is not None:
+        total = float(arms)
+    else:
+        raise TypeError("normalize_scores needs the arm weights (or the number of arms)")
+    best = total / (k + 1)
+    if best <= 0:
+        return [0.0 for _ in scores]
+    return [min(1.0, max(0.0, score / best)) for score in scores]
+
+
+# Query routing
+
+_CODE_SHAPE = re.compile(
+    r"""
+      [a-z][A-Z]            # camelCase
+    | [A-Z]{2,}[a-z]        # HTTPException
+    | [A-Za-z0-9]_[A-Za-z0-9] | ^_+[A-Za-z]   # snake_case, _private
+    | \w\.\w                # os.path.join
+    | :: | -> | \#\w        # Vec::new, ptr->field, Class#method
+    | \w\(                  # call( or parse()
+    | ^[A-Z][a-z0-9]+[A-Z]  # PascalCase with two words
+    """,
+    re.VERBOSE,
+)
+
+
+_ALL_CAPS = re.compile(r"[A-Z][A-Z0-9]+")
+
+
+def _is_code_shaped(token: str) -> bool:
+    return bool(_CODE_SHAPE.search(token))
+
+
+def classify_query(query: str) -> QueryKind:
+    """Identifier, natural language, or mixed, from the query's shape alone."""
+    tokens = query.split()
+    if not tokens:
+        return QueryKind.NATURAL_LANGUAGE
+    code_shaped = [_is_code_shaped(token) for token in tokens]
+    if len(tokens) == 1:
+        # Alone, an all-caps word is a constant (`MAX_RETRIES`, `HTTP`); in a sentence it is
+        # more often an acronym (`how does the API cache`).
+        alone_is_code = code_shaped[0] or _ALL_CAPS.fullmatch(tokens[0]) is not None
+        return QueryKind.IDENTIFIER if alone_is_code else QueryKind.MIXED
+    return QueryKind.MIXED if any(code_shaped) else QueryKind.NATURAL_LANGUAGE
+
+
+_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+
+
+def _words(query: str) -> set[str]:
+    """The lowercase words of a query, identifiers split: `testLogin` gives test, login."""
+    return {word.lower() for word in _WORD.findall(query)}
+
+
+_TEST_WORDS = frozenset(
+    {
+        "test",
+        "tests",
+        "testing",
+        "tested",
+        "unittest",
+        "unittests",
+        "pytest",
+        "jest",
+        "spec",
+        "specs",
+        "fixture",
+        "fixtures",
+        "mock",
+        "mocks",
+        "mocking",
+        "conftest",
+    }
+)
+_DOCS_WORDS = frozenset(
+    {
+        "doc",
+        "docs",
+        "documentation",
+        "documented",
+        "readme",
+        "guide",
+        "guides",
+        "tutorial",
+        "changelog",
+        "install",
+        "installation",
+        "installing",
+        "faq",
+        "manual",
+    }
+)
+_CONFIG_WORDS = frozenset(
+    {
+        "config",
+        "configs",
+        "configuration",
+        "configure",
+        "settings",
+        "yaml",
+        "yml",
+        "toml",
+        "json",
+        "ini",
+        "env",
+        "dockerfile",
+        "manifest",
+    }
+)
+
+
+def wants_tests(query: str) -> bool:
+    """The query asks about tests: test, spec, fixture, mock..."""
+    return not _TEST_WORDS.isdisjoint(_words(query))
+
+
+def wants_docs(query: str) -> bool:
+    """The query asks about documentation: docs, readme, guide, how to install..."""
+    return not _DOCS_WORDS.isdisjoint(_words(query)) or "getting started" in query.lower()
+
+
+def wants_config(query: str) -> bool:
+    """The query asks about configuration: config, settings, yaml, toml..."""
+    return not _CONFIG_WORDS.isdisjoint(_words(query))
+
+
+def query_identifiers(query: str) -> list[str]:
+    """The identifiers a query names, last segment of dotted paths: `os.path.join()` -> join.
+
+    Every token of a one-token query counts; in a longer query only code-shaped tokens do.
+    """
+    tokens = query.split()
+    if len(tokens) > 1:
+        tokens = [token for token in tokens if _is_code_shaped(token)]
+    names = []
+    for token in tokens:
+        segments = re.split(r"::|->|[.#]", token.strip("()[]{}<>,;:'\"`?!"))
+        name = re.sub(r"\(.*$", "", segments[-1]) if segments else ""
+        if re.fullmatch(r"\w+", name):
+            names.append(name)
+    return names
+
+
+# File kinds
+
+_TEST_PATH = re.compile(
+    r"""
+      (^|/)(tests?|__tests__|__mocks__|specs?|testing|testdata)/
+    | (^|/)test_[^/]*\.py$ | _test\.py$ | (^|/)conftest\.py$
+    | _test\.(go|rs|exs?|c|cc|cpp|dart)$
+    | \.(test|spec)\.[cm]?[jt]sx?$
+    | _spec\.rb$ | _test\.rb$
+    | (^|/)[A-Za-z0-9_]*Tests?\.(java|kt|kts|cs|scala|swift|php|groovy)$
+    """,
+    re.VERBOSE,
+)
+_VENDORED_PATH = re.compile(
+    r"(^|/)(vendor|vendored|_vendor|third_party|third-party|thirdparty|node_modules"
+    r"|bower_components|site-packages)/"
+)
+_GENERATED_PATH = re.compile(
+    r"""
+      (^|/)(generated|__generated__|gen)/
+    | _pb2(_grpc)?\.pyi?$ | \.pb\.(go|cc|h)$ | \.pb\.gw\.go$
+    | [._]generated\.\w+$ | \.g\.(dart|cs)$ | \.designer\.cs$
+    | \.min\.(js|css)$ | (^|/)(package-lock\.json|yarn\.lock|pnpm-lock\.yaml|Cargo\.lock)$
+    """,
+    re.VERBOSE,
+)
+
+
+def is_test_path(path: str) -> bool:
+    """Test code by its path: `tests/`, `test_*.py`, `*_test.go`, `*.spec.js`, `FooTest.java`..."""
+    return bool(_TEST_PATH.search(path.replace("\\", "/")))
+
+
+def is_vendored_path(path: str) -> bool:
+    """Someone else's code copied in: `vendor/`, `third_party/`, `node_modules/`..."""
+    return bool(_VENDORED_PATH.search(path.replace("\\", "/")))
+
+
+def is_generated_path(path: str) -> bool:
+    """Generated code by its path: `*_pb2.py`, `*.pb.go`, `*.generated.ts`, `*.min.js`..."""
+    return bool(_GENERATED_PATH.search(path.replace("\\", "/")))
+
+
+# Reranking
+
+
+class RankedChunk(Protocol):
+    """What reranking reads from a result (`sharc.manifest.ChunkRecord` has it all); an
+    optional `generated: bool` attribute marks generated code the path does not give away."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def symbol(self) -> str: ...
+    @property
+    def fqn(self) -> str: ...
+    @property
+    def tier(self) -> int: ...
+
+
+@dataclass(frozen=True, slots=True)
+class QueryIntent:
+    """What a query asks for, worked out once per search."""
+
+    kind: QueryKind
+    tests: bool
+    docs: bool
+    config: bool
+    identifiers: tuple[str, ...]
+
+    @classmethod
+    def of(
+        cls, query: str, kind: QueryKind | None = None, *, include_tests: bool | None = None
+    ) -> QueryIntent:
+        """`include_tests` forces tests in (True) or down (False); None asks `wants_tests`."""
+        kind = kind or classify_query(query)
+        identifiers = () if kind is QueryKind.NATURAL_LANGUAGE else tuple(query_identifiers(query))
+        return cls(
+            kind=kind,
+            tests=wants_tests(query) if include_tests is None else include_tests,
+            docs=wants_docs(query),
+            config=wants_config(query),
+            identifiers=identifiers,
+        )
+
+
+def rerank_adjustments(
+    chunk: RankedChunk, intent: QueryIntent, weights: FusionWeights = DEFAULT_WEIGHTS
+) -> float:
+    """The factor a result's fused score is multiplied by.
+
+    Tests, generated code, vendored code, docs and config go down unless the query asks for
+    them (factors compound); a chunk whose symbol is the identifier the query names goes up:
+    its definition, not the places that mention it.
+    """
+    factor = 1.0
+    path = chunk.path
+    if not intent.tests and is_test_path(path):
+        factor *= weights.test_factor
+    if getattr(chunk, "generated", False) or is_generated_path(path):
+        factor *= weights.generated_factor
+    if is_vendored_path(path):
+        factor *= weights.vendored_factor
+    if chunk.tier == TIER_DOCS and not intent.docs:
+        factor *= weights.docs_factor
+    if chunk.tier == TIER_CONFIG and not intent.config:
+        factor *= weights.config_factor
+    if intent.identifiers and chunk.symbol:
+        if chunk.symbol in intent.identifiers:
+            factor *= weights.symbol_match_factor
+        elif chunk.symbol.lower() in {name.lower() for name in intent.identifiers}:
+            factor *= (1.0 + weights.symbol_match_factor) / 2
+    return factor
+
+
+def rerank(
+    query: str,
+    kind: QueryKind | None,
+    candidates: Sequence[tuple[C, float]],
+    *,
+    include_tests: bool | None = None,
+    weights: FusionWeights = DEFAULT_WEIGHTS,
+) -> list[tuple[C, float]]:
+    """`(chunk, fused score)` pairs with `rerank_adjustments` applied, best first (stable)."""
+    intent = QueryIntent.of(query, kind, include_tests=include_tests)
+    adjusted = [
+        (chunk, score * rerank_adjustments(chunk, intent, weights)) for chunk, score in candidates
+    ]
+    adjusted.sort(key=lambda pair: -pair[1])
+    return adjusted
+
+
+def diversify(
+    results: Sequence[T],
+    max_per_file: int = 2,
+    *,
+    path_of: Callable[[T], str] | None = None,
+) -> list[T]:
+    """Keep the order, but let no file have more than `max_per_file` results before every
+    other result has had its place; the overflow follows, in its original order.
+
+    `path_of` reads an item's path; by default the `path` attribute of the item, or of its first
+    element for the `(chunk, score)` pairs `rerank` returns.
+    """
+    if max_per_file <= 0:
+        raise ValueError(f"max_per_file must be positive, got {max_per_file}")
+    read_path: Callable[[Any], str] = path_of or _path_of
+    kept: list[T] = []
+    overflow: list[T] = []
+    per_file: dict[str, int] = {}
+    for item in results:
+        path = read_path(item)
+        count = per_file.get(path, 0)
+        (kept if count < max_per_file else overflow).append(item)
+        per_file[path] = count + 1
+    return kept + overflow
+
+
+def _path_of(item: Any) -> str:
+    if isinstance(item, tuple):
+        item = item[0]
+    return str(item.path)

@@ -1,0 +1,502 @@
+"""The keyword store: a tantivy BM25 index over code-aware tokens of each chunk.
+
+Text is split once, in Rust (`sharc._core.code_tokens_batch`): every identifier is kept whole
+and split into its words, lowercased (`parseHTTPResponse2` gives `parsehttpresponse2 parse http
+response 2`). Fields hold those tokens joined by spaces and tantivy only splits on whitespace, so
+the indexed terms are exactly the Rust tokens. Queries go through the same function and are
+built as term queries, never parsed, so no user input can make a query fail.
+
+Fields: `symbol` (the symbol name and its qualified name) weighs most, then `path` (the path's
+components), then `body` (header and code). A query token that is a whole identifier
+(`getuserbyid`, followed in the token list by its parts) weighs more than its parts, so the
+definition of `getUserById` outranks chunks that only mention its words. Only chunk ids are
+stored; the code lives in the SQLite manifest.
+
+Many readers may open the index while one writer holds tantivy's lock; a reader sees new commits
+after `reload()`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .errors import IndexCorruptError, IndexLockedError, SharcError
+from .vectors import key_of
+
+if TYPE_CHECKING:
+    import tantivy
+    from typing_extensions import Self
+
+__all__ = ["KeywordBoosts", "KeywordDoc", "KeywordStore", "Tokenize"]
+
+Tokenize = Callable[[list[str]], list[list[str]]]
+
+#: The name the whitespace + lowercase analyzer is registered under on every open: tantivy keeps
+#: the name in the schema but not the analyzer itself.
+TOKENIZER = "sharc_code"
+
+#: Tokens longer than this are dropped on both sides (minified code, base64 blobs).
+_MAX_TOKEN_CHARS = 100
+
+#: Distinct query tokens beyond this are ignored: a pasted file is not a query.
+_MAX_QUERY_TOKENS = 64
+
+_WRITER_HEAP_BYTES = 64_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class KeywordDoc:
+    """One chunk as the keyword index sees it.
+
+    `symbol` and `fqn` are the name and qualified name of the symbol the chunk defines (empty
+    for text chunks); `body` is the header and the code. `key` defaults to `key_of(id)`.
+    """
+
+    id: str
+    path: str
+    body: str
+    symbol: str = ""
+    fqn: str = ""
+    language: str = ""
+    tier: int = 0
+    kind: str = ""
+    key: int | None = None
+
+    @classmethod
+    def from_chunk(cls, chunk: Any) -> KeywordDoc:
+        """Build from a `sharc._core.Chunk` (or anything with the same attributes)."""
+        return cls(
+            id=chunk.id,
+            path=chunk.path,
+            body=f"{chunk.header}\n{chunk.code}",
+            symbol=chunk.symbol,
+            fqn=chunk.fqn,
+            language=chunk.language,
+            tier=chunk.tier,
+            kind=chunk.kind,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class KeywordBoosts:
+    """BM25 multipliers per field, and per kind of query token (a plain word counts 1)."""
+
+    symbol: float = 6.0
+    path: float = 2.0
+    body: float = 1.0
+    whole_identifier: float = 2.0
+    #: The split words of an identifier in the query are a fallback for code that spells it
+    #: differently: `find_user_by_email` must not outrank callers of `getUserById`.
+    identifier_part: float = 0.1
+    #: `get_user_by_id` for a query `getUserById` (and the other way round).
+    spelling_variant: float = 0.5
+
+
+def _default_tokenize(texts: list[str]) -> list[list[str]]:
+    from ._core import code_tokens_batch
+
+    return code_tokens_batch(texts)
+
+
+class KeywordStore:
+    """A tantivy index of chunk tokens. Open with `KeywordStore.open`."""
+
+    def __init__(
+        self,
+        directory: Path,
+        index: tantivy.Index,
+        writer: tantivy.IndexWriter | None,
+        *,
+        tokenize: Tokenize,
+        boosts: KeywordBoosts,
+    ) -> None:
+        """Use `KeywordStore.open`."""
+        self._directory = directory
+        self._index = index
+        self._schema = index.schema
+        self._writer = writer
+        self._tokenize = tokenize
+        self._boosts = boosts
+        self._searcher = self._new_searcher()
+
+    @classmethod
+    def open(
+        cls,
+        directory: str | os.PathLike[str],
+        *,
+        writable: bool,
+        tokenize: Tokenize | None = None,
+        boosts: KeywordBoosts | None = None,
+    ) -> KeywordStore:
+        """Open (a writable store creates) the index in `directory`.
+
+        A writable store holds tantivy's writer lock until `close()`; a second writer raises
+        `IndexLockedError`. A read-only store of a directory with no index raises
+        `FileNotFoundError`; an unreadable index raises `IndexCorruptError`.
+        """
+        import tantivy
+
+        directory = Path(directory)
+        schema = _schema()
+        if writable:
+            directory.mkdir(parents=True, exist_ok=True)
+            index = _guarded(
+                directory, lambda: tantivy.Index(schema, path=os.fspath(directory), reuse=True)
+            )
+        else:
+            if not (directory / "meta.json").is_file():
+                raise FileNotFoundError(f"no keyword index in {directory}")
+            index = _guarded(directory, lambda: tantivy.Index.open(os.fspath(directory)))
+        if index.schema != schema:
+            raise IndexCorruptError(
+                f"keyword index {directory} was written with another schema; clear it to rebuild"
+            )
+        index.register_tokenizer(TOKENIZER, _analyzer())
+        # Reloads happen only on `commit()` and `reload()`, so one search sees one snapshot.
+        index.config_reader(reload_policy="manual")
+
+        writer = None
+        if writable:
+            try:
+                writer = index.writer(heap_size=_WRITER_HEAP_BYTES)
+            except ValueError as error:
+                if "LockBusy" in str(error):
+                    raise IndexLockedError(
+                        f"keyword index {directory} is being written by another process "
+                        "(or another store in this one)"
+                    ) from None
+                raise IndexCorruptError(
+                    f"keyword index {directory} is unreadable: {error}"
+                ) from error
+
+        return cls(
+            directory,
+            index,
+            writer,
+            tokenize=tokenize or _default_tokenize,
+            boosts=boosts or KeywordBoosts(),
+        )
+
+    @property
+    def directory(self) -> Path:
+        return self._directory
+
+    @property
+    def writable(self) -> bool:
+        return self._writer is not None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Release the writer lock. Changes not committed are dropped."""
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            writer.rollback()
+            writer.wait_merging_threads()
+
+    # Writing
+
+    def upsert(self, docs: Sequence[KeywordDoc]) -> None:
+        """Index `docs`, replacing any document with the same id. Visible after `commit()`."""
+        import tantivy
+
+        writer = self._require_writer()
+        if not docs:
+            return
+        texts: list[str] = []
+        for doc in docs:
+            texts.extend((doc.path, f"{doc.symbol} {doc.fqn}", doc.body))
+        tokens = self._tokenize(texts)
+        if len(tokens) != len(texts):
+            raise SharcError(f"tokenizer returned {len(tokens)} token lists for {len(texts)} texts")
+        for position, doc in enumerate(docs):
+            path_tokens, symbol_tokens, body_tokens = tokens[3 * position : 3 * position + 3]
+            document = tantivy.Document()
+            document.add_text("id", doc.id)
+            document.add_unsigned("key", doc.key if doc.key is not None else key_of(doc.id))
+            document.add_text("path_raw", doc.path)
+            document.add_text("path", _joined(path_tokens))
+            document.add_text("symbol", _joined(symbol_tokens))
+            document.add_text("body", _joined(body_tokens))
+            document.add_text("language", doc.language)
+            document.add_text("kind", doc.kind)
+            document.add_unsigned("tier", max(0, int(doc.tier)))
+            writer.delete_documents_by_term("id", doc.id)
+            writer.add_document(document)
+
+    def delete(self, ids: Iterable[str]) -> None:
+        """Delete the documents of `ids`. Visible after `commit()`."""
+        writer = self._require_writer()
+        for chunk_id in ids:
+            writer.delete_documents_by_term("id", chunk_id)
+
+    def delete_paths(self, paths: Iterable[str]) -> None:
+        """Delete every document of the files at `paths`. Visible after `commit()`."""
+        writer = self._require_writer()
+        for path in paths:
+            writer.delete_documents_by_term("path_raw", path)
+
+    def clear(self) -> None:
+        """Delete every document, and commit."""
+        writer = self._require_writer()
+        writer.delete_all_documents()
+        self.commit()
+
+    def commit(self) -> None:
+        """Make the changes so far durable and visible to this store's searches."""
+        writer = self._require_writer()
+        try:
+            writer.commit()
+        except ValueError as error:
+            raise IndexCorruptError(
+                f"keyword index {self._directory} could not be written: {error}"
+            ) from error
+        self.reload()
+
+    def rollback(self) -> None:
+        """Drop the changes since the last commit."""
+        self._require_writer().rollback()
+
+    # Reading
+
+    def reload(self) -> None:
+        """See the latest commit (made by this store or by a writer in another process)."""
+        try:
+            self._index.reload()
+        except ValueError as error:
+            raise IndexCorruptError(
+                f"keyword index {self._directory} is unreadable: {error}"
+            ) from error
+        self._searcher = self._new_searcher()
+
+    def count(self) -> int:
+        """How many documents the last loaded commit holds."""
+        return int(self._searcher.num_docs)
+
+    def all_ids(self) -> set[str]:
+        """Every indexed chunk id (for reconciliation with the manifest)."""
+        import tantivy
+
+        searcher = self._searcher
+        total = searcher.num_docs
+        if total == 0:
+            return set()
+        hits = self._run(
+            lambda: searcher.search(tantivy.Query.all_query(), total, count=False).hits
+        )
+        return {self._stored_id(searcher, address) for _, address in hits}
+
+    def search(
+        self,
+        query: str,
+        limit: int,
+        *,
+        languages: Iterable[str] | None = None,
+        path_prefix: str | None = None,
+    ) -> list[tuple[str, float]]:
+        """The best `limit` chunk ids for `query` with their BM25 scores, best first.
+
+        Any string is a valid query: it is tokenized like the code, never parsed, and a query
+        with no tokens returns no results. `languages` keeps only those languages; `path_prefix`
+        keeps paths that start with it (a plain string prefix: `src/` or `src/app.py`).
+        """
+        if limit <= 0:
+            return []
+        [tokens] = self._tokenize([query])
+        text_query = self._text_query(tokens)
+        if text_query is None:
+            return []
+        final = self._filtered(text_query, languages=languages, path_prefix=path_prefix)
+        if final is None:
+            return []
+        searcher = self._searcher
+        hits = self._run(lambda: searcher.search(final, limit, count=False).hits)
+        return [(self._stored_id(searcher, address), float(score)) for score, address in hits]
+
+    # Internals
+
+    def _require_writer(self) -> tantivy.IndexWriter:
+        if self._writer is None:
+            raise SharcError(f"keyword index {self._directory} was opened read-only")
+        return self._writer
+
+    def _new_searcher(self) -> tantivy.Searcher:
+        return self._run(self._index.searcher)
+
+    def _run(self, action: Callable[[], Any]) -> Any:
+        return _guarded(self._directory, action)
+
+    def _stored_id(self, searcher: tantivy.Searcher, address: tantivy.DocAddress) -> str:
+        return str(self._run(lambda: searcher.doc(address).get_first("id")))
+
+    def _text_query(self, tokens: list[str]) -> tantivy.Query | None:
+        import tantivy
+
+        boosts = self._boosts
+        weights: dict[str, float] = {}
+        role_weight = {
+            _WHOLE: boosts.whole_identifier,
+            _PART: boosts.identifier_part,
+            _WORD: 1.0,
+        }
+        for token, role in _token_roles(tokens):
+            for term, is_variant in _query_terms(token):
+                if len(term) > _MAX_TOKEN_CHARS:
+                    continue
+                if term not in weights and len(weights) == _MAX_QUERY_TOKENS:
+                    break
+                weight = role_weight[role] * (boosts.spelling_variant if is_variant else 1.0)
+                weights[term] = max(weights.get(term, 0.0), weight)
+        if not weights:
+            return None
+        clauses = []
+        for token, weight in weights.items():
+            for field, boost in (
+                ("symbol", boosts.symbol),
+                ("path", boosts.path),
+                ("body", boosts.body),
+            ):
+                query = tantivy.Query.term_query(self._schema, field, token, index_option="freq")
+                clauses.append(
+                    (tantivy.Occur.Should, tantivy.Query.boost_query(query, boost * weight))
+                )
+        return tantivy.Query.boolean_query(clauses)
+
+    def _filtered(
+        self,
+        text_query: tantivy.Query,
+        *,
+        languages: Iterable[str] | None,
+        path_prefix: str | None,
+    ) -> tantivy.Query | None:
+        import tantivy
+
+        filters = []
+        if languages is not None:
+            wanted = sorted(set(languages))
+            if not wanted:
+                return None
+            filters.append(tantivy.Query.term_set_query(self._schema, "language", wanted))
+        if path_prefix:
+            # The paths under the prefix, from the term dictionary: no regex, so no size limit
+            # and nothing to escape. Terms of deleted documents may remain; they match nothing.
+            searcher = self._searcher
+            paths = self._run(lambda: searcher.terms_with_prefix("path_raw", path_prefix))
+            if not paths:
+                return None
+            filters.append(
+                tantivy.Query.term_set_query(self._schema, "path_raw", [path for path, _ in paths])
+            )
+        if not filters:
+            return text_query
+        clauses = [(tantivy.Occur.Must, text_query)]
+        clauses.extend(
+            (tantivy.Occur.Must, tantivy.Query.const_score_query(query, 0.0)) for query in filters
+        )
+        return tantivy.Query.boolean_query(clauses)
+
+
+def _guarded(directory: Path, action: Callable[[], Any]) -> Any:
+    """Run a tantivy read, turning its errors on damaged files into `IndexCorruptError`."""
+    try:
+        return action()
+    except (ValueError, OSError) as error:
+        raise IndexCorruptError(f"keyword index {directory} is unreadable: {error}") from error
+    except BaseException as error:
+        # A Rust panic in tantivy arrives as pyo3's PanicException, a BaseException.
+        if type(error).__name__ != "PanicException":
+            raise
+        raise IndexCorruptError(
+            f"keyword index {directory} is unreadable: tantivy panicked: {error}"
+        ) from error
+
+
+def _schema() -> tantivy.Schema:
+    import tantivy
+
+    builder = tantivy.SchemaBuilder()
+    builder.add_text_field("id", stored=True, tokenizer_name="raw", index_option="basic")
+    builder.add_unsigned_field("key", indexed=True, fast=True)
+    builder.add_text_field("path_raw", tokenizer_name="raw", index_option="basic")
+    for field in ("path", "symbol", "body"):
+        builder.add_text_field(field, tokenizer_name=TOKENIZER, index_option="freq")
+    builder.add_text_field("language", tokenizer_name="raw", index_option="basic")
+    builder.add_text_field("kind", tokenizer_name="raw", index_option="basic")
+    builder.add_unsigned_field("tier", indexed=True)
+    return builder.build()
+
+
+def _analyzer() -> tantivy.TextAnalyzer:
+    import tantivy
+
+    return (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace())
+        .filter(tantivy.Filter.remove_long(_MAX_TOKEN_CHARS + 1))
+        .filter(tantivy.Filter.lowercase())
+        .build()
+    )
+
+
+def _joined(tokens: list[str]) -> str:
+    """Index text: the tokens, then the `~` spelling variant of each snake_case one (order
+    does not matter: the fields keep frequencies, not positions)."""
+    text = " ".join(tokens)
+    if "_" not in text:
+        return text
+    variants = [_VARIANT + token.replace("_", "") for token in tokens if "_" in token]
+    return " ".join([text, *(variant for variant in variants if variant != _VARIANT)])
+
+
+def _query_terms(token: str) -> list[tuple[str, bool]]:
+    """The terms a query token looks up, and whether each is a spelling variant.
+
+    `getUserById` also finds `get_user_by_id` (through its indexed `~getuserbyid`), and
+    `get_user_by_id` also finds `getUserById` (through plain `getuserbyid`), a little weaker
+    than the spelling the query used.
+    """
+    bare = token.replace("_", "")
+    if not bare:
+        return [(token, False)]
+    terms = [(token, False), (_VARIANT + bare, True)]
+    if bare != token:
+        terms.append((bare, True))
+    return terms
+
+
+#: Marks the underscore-free spelling of a snake_case identifier; `code_tokens` never emits it.
+_VARIANT = "~"
+
+_WHOLE, _PART, _WORD = "whole", "part", "word"
+
+
+def _token_roles(tokens: list[str]) -> list[tuple[str, str]]:
+    """Each token with its role: a whole identifier, one of its parts, or a plain word.
+
+    `code_tokens` emits `getuserbyid get user by id`: a token is whole when the next tokens
+    concatenate to it (underscores aside), and those next tokens are its parts.
+    """
+    roles = []
+    parts_left = 0
+    for position, token in enumerate(tokens):
+        if parts_left:
+            roles.append((token, _PART))
+            parts_left -= 1
+            continue
+        target = token.replace("_", "")
+        joined = ""
+        for following in range(position + 1, len(tokens)):
+            joined += tokens[following]
+            if len(joined) >= len(target):
+                if joined == target and following > position + 1:
+                    parts_left = following - position
+                break
+        roles.append((token, _WHOLE if parts_left else _WORD))
+    return roles

@@ -1,0 +1,388 @@
+"""The vector store: one usearch HNSW index of chunk embeddings, keyed by 63-bit chunk keys.
+
+Keys come from `key_of(chunk_id)`, so the same chunk keeps the same key across runs and the
+SQLite manifest can map keys back to chunks. Scores are similarities in 0-1: for the cosine and
+inner-product metrics `1 - distance` (the cosine itself) clipped to 0-1, for `l2sq`
+`1 / (1 + distance)`.
+
+Small indexes (and small `allowed` sets) are searched exactly: HNSW recall on 5,000 random
+384-d vectors is only about 0.6 at usearch's default search expansion, while brute force over
+that many vectors costs a millisecond or two.
+
+On disk an index is the usearch file plus a `<name>.blake2b` sidecar holding its digest. usearch
+trusts its file and can crash the process on a damaged one, so `load` checks the digest first
+and raises `IndexCorruptError` instead.
+
+Never write to a memory-mapped view: usearch crashes the process when `add` meets a viewed file
+that had removals. A store opened with `view=True` refuses `upsert` and `remove`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Collection, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeAlias
+
+import numpy as np
+
+from .errors import IndexCorruptError, SharcError
+
+if TYPE_CHECKING:
+    from usearch.index import Index
+
+__all__ = [
+    "DEFAULT_EXACT_THRESHOLD",
+    "KEY_MASK",
+    "ReadOnlyStoreError",
+    "VectorStore",
+    "checksum_path",
+    "key_of",
+    "keys_of",
+]
+
+#: Keys are masked to 63 bits: usearch reserves the all-ones u64 as its "no key" marker.
+KEY_MASK = (1 << 63) - 1
+
+#: Below this many vectors (or allowed keys), search is brute force and exact.
+DEFAULT_EXACT_THRESHOLD = 10_000
+
+#: How many candidates a filtered HNSW search asks for, per result wanted, on its first try.
+_OVERFETCH = 4
+
+_METRICS = ("cos", "ip", "l2sq")
+
+Allowed: TypeAlias = "Callable[[int], bool] | Collection[int] | None"
+
+
+class ReadOnlyStoreError(SharcError):
+    """A write to a vector store opened as a read-only memory-mapped view."""
+
+
+def _usearch_index_class() -> type[Index]:
+    """usearch's `Index`, imported after onnxruntime.
+
+    Importing onnxruntime after usearch crashes the process (a segfault inside onnxruntime's
+    module init, seen with usearch 2.26 and onnxruntime 1.31); the other order is safe.
+    """
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        pass
+    from usearch.index import Index
+
+    return Index
+
+
+def key_of(chunk_id: str) -> int:
+    """The stable 63-bit usearch key of a chunk id: the first 8 bytes of its blake2b digest."""
+    digest = hashlib.blake2b(chunk_id.encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(digest, "little") & KEY_MASK
+
+
+def keys_of(chunk_ids: Iterable[str]) -> np.ndarray:
+    """`key_of` over many ids, as a uint64 array in the same order."""
+    return np.fromiter((key_of(chunk_id) for chunk_id in chunk_ids), dtype=np.uint64)
+
+
+def checksum_path(path: str | os.PathLike[str]) -> Path:
+    """Where the digest of the index file at `path` is kept."""
+    path = Path(path)
+    return path.with_name(path.name + ".blake2b")
+
+
+class VectorStore:
+    """An in-memory (or memory-mapped, read-only) usearch index of chunk vectors."""
+
+    def __init__(
+        self,
+        ndim: int,
+        *,
+        metric: str = "cos",
+        dtype: str = "f16",
+        connectivity: int | None = None,
+        expansion_add: int | None = None,
+        expansion_search: int | None = None,
+        exact_threshold: int = DEFAULT_EXACT_THRESHOLD,
+    ) -> None:
+        if ndim <= 0:
+            raise ValueError(f"ndim must be positive, got {ndim}")
+        if metric not in _METRICS:
+            raise ValueError(f"metric must be one of {_METRICS}, got {metric!r}")
+        index = _usearch_index_class()(
+            ndim=ndim,
+            metric=metric,
+            dtype=dtype,
+            connectivity=connectivity,
+            expansion_add=expansion_add,
+            expansion_search=expansion_search,
+        )
+        self._setup(index, metric=metric, view=False, exact_threshold=exact_threshold)
+
+    def _setup(self, index: Index, *, metric: str, view: bool, exact_threshold: int) -> None:
+        self._index = index
+        self._metric = metric
+        self._view = view
+        self.exact_threshold = exact_threshold
+
+    @classmethod
+    def load(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        view: bool = False,
+        verify: bool = True,
+        expansion_search: int | None = None,
+        exact_threshold: int = DEFAULT_EXACT_THRESHOLD,
+    ) -> VectorStore:
+        """Open a saved index: copied into memory (writable), or memory-mapped with `view=True`.
+
+        `verify` checks the file against its digest sidecar first; a missing or different digest,
+        or a file usearch cannot read, raises `IndexCorruptError`.
+        """
+        Index = _usearch_index_class()
+        from usearch.index import MetricKind
+
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"no vector index at {path}")
+        if verify:
+            _verify_checksum(path)
+        try:
+            index = Index.restore(os.fspath(path), view=view, expansion_search=expansion_search)
+        except (ValueError, RuntimeError, OSError) as error:
+            raise IndexCorruptError(f"vector index {path} is unreadable: {error}") from error
+        if index is None:
+            raise IndexCorruptError(f"vector index {path} is not a usearch index")
+        names = {MetricKind.Cos: "cos", MetricKind.IP: "ip", MetricKind.L2sq: "l2sq"}
+        metric = names.get(index.metric) if isinstance(index.metric, MetricKind) else None
+        if metric is None:
+            raise IndexCorruptError(f"vector index {path} uses unsupported metric {index.metric}")
+        store = cls.__new__(cls)
+        store._setup(index, metric=metric, view=view, exact_threshold=exact_threshold)
+        return store
+
+    @property
+    def ndim(self) -> int:
+        """The number of dimensions of every vector (also `dimension`)."""
+        return int(self._index.ndim)
+
+    @property
+    def dimension(self) -> int:
+        return int(self._index.ndim)
+
+    @property
+    def metric(self) -> str:
+        return self._metric
+
+    @property
+    def dtype(self) -> str:
+        """usearch's storage type name, e.g. `f16`."""
+        return str(self._index.dtype.name).lower()
+
+    @property
+    def read_only(self) -> bool:
+        """True for a memory-mapped view, which refuses `upsert` and `remove`."""
+        return self._view
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    def __contains__(self, key: object) -> bool:
+        if not isinstance(key, (int, np.integer)) or not 0 <= int(key) <= KEY_MASK:
+            return False
+        return bool(self._index.contains(int(key)))
+
+    def keys(self) -> np.ndarray:
+        """Every key in the index, as a sorted uint64 array (for reconciliation)."""
+        return np.sort(np.asarray(self._index.keys, dtype=np.uint64))
+
+    def upsert(self, keys: np.ndarray | Iterable[int], vectors: np.ndarray) -> None:
+        """Add vectors under `keys`, replacing any vector a key already had.
+
+        A key repeated in one call keeps its last vector.
+        """
+        self._check_writable()
+        keys = _as_keys(keys)
+        vectors = np.asarray(vectors, dtype=np.float32)
+        if vectors.ndim == 1 and len(keys) == 1:
+            vectors = vectors[np.newaxis, :]
+        if vectors.ndim != 2 or vectors.shape[0] != len(keys) or vectors.shape[1] != self.ndim:
+            raise ValueError(
+                f"expected vectors of shape ({len(keys)}, {self.ndim}), got {vectors.shape}"
+            )
+        if len(keys) == 0:
+            return
+        unique, first_in_reversed = np.unique(keys[::-1], return_index=True)
+        if len(unique) != len(keys):
+            last = len(keys) - 1 - first_in_reversed
+            keys, vectors = keys[last], vectors[last]
+        present = np.asarray(self._index.contains(keys), dtype=bool)
+        if present.any():
+            self._index.remove(keys[present])
+        self._index.add(keys, np.ascontiguousarray(vectors))
+
+    def remove(self, keys: np.ndarray | Iterable[int]) -> int:
+        """Remove the vectors of `keys`; absent keys are ignored. Returns how many were removed."""
+        self._check_writable()
+        keys = _as_keys(keys)
+        if len(keys) == 0:
+            return 0
+        return int(np.sum(self._index.remove(keys)))
+
+    def search(
+        self, vector: np.ndarray, limit: int, *, allowed: Allowed = None
+    ) -> list[tuple[int, float]]:
+        """The `limit` nearest keys to `vector` with their similarity (0-1), best first.
+
+        `allowed` restricts results to some keys: a collection of keys, or a predicate on a key.
+        A small collection is searched exactly; otherwise the index is over-fetched and filtered
+        until `limit` results pass or the whole index has been seen.
+        """
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        if query.shape[0] != self.ndim:
+            raise ValueError(f"expected a vector of {self.ndim} dimensions, got {query.shape[0]}")
+        total = len(self._index)
+        if limit <= 0 or total == 0:
+            return []
+        if allowed is None:
+            return self._search_index(query, min(limit, total))
+        if isinstance(allowed, Collection) and not callable(allowed):
+            subset = _as_keys(list(allowed))
+            if len(subset) <= self.exact_threshold or len(subset) * 8 <= total:
+                return self._search_subset(query, limit, subset)
+            allowed = {int(key) for key in subset}.__contains__
+        return self._search_filtered(query, limit, allowed, total)
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the index to `path` atomically, with its digest sidecar.
+
+        The file is written under a temporary name in the same directory, flushed, and renamed
+        over `path`, so a reader never sees a half-written index.
+        """
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        temporary_sum = checksum_path(temporary)
+        try:
+            self._index.save(os.fspath(temporary))
+            digest = _digest_of(temporary, sync=True)
+            temporary_sum.write_text(digest + "\n", encoding="ascii")
+            _fsync(temporary_sum)
+            # A crash between the two renames leaves a digest that does not match: `load`
+            # reports it as corrupt (and the index is rebuilt), never a silently wrong index.
+            os.replace(temporary, path)
+            os.replace(temporary_sum, checksum_path(path))
+            _fsync_directory(path.parent)
+        finally:
+            temporary.unlink(missing_ok=True)
+            temporary_sum.unlink(missing_ok=True)
+
+    def _check_writable(self) -> None:
+        if self._view:
+            raise ReadOnlyStoreError(
+                "this vector store is a read-only memory-mapped view; "
+                "open it with VectorStore.load(path, view=False) to change it"
+            )
+
+    def _similarities(self, distances: np.ndarray) -> np.ndarray:
+        distances = np.asarray(distances, dtype=np.float64)
+        if self._metric == "l2sq":
+            return 1.0 / (1.0 + np.maximum(distances, 0.0))
+        return np.clip(1.0 - distances, 0.0, 1.0)
+
+    def _search_index(self, query: np.ndarray, count: int) -> list[tuple[int, float]]:
+        exact = len(self._index) <= self.exact_threshold
+        matches = self._index.search(query, count, exact=exact)
+        similarities = self._similarities(matches.distances)
+        return [(int(key), float(score)) for key, score in zip(matches.keys, similarities)]
+
+    def _search_subset(
+        self, query: np.ndarray, limit: int, subset: np.ndarray
+    ) -> list[tuple[int, float]]:
+        from usearch.index import search as brute_force
+
+        subset = np.unique(subset)
+        subset = subset[np.asarray(self._index.contains(subset), dtype=bool)]
+        if len(subset) == 0:
+            return []
+        rows = self._index.get(subset, dtype="f32")
+        present_rows = [
+            row for row in (rows if isinstance(rows, tuple) else (rows,)) if row is not None
+        ]
+        matrix = np.vstack(present_rows).astype(np.float32)
+        count = min(limit, len(subset))
+        matches = brute_force(matrix, query, count, self._metric, exact=True)
+        similarities = self._similarities(matches.distances)
+        return [(int(subset[row]), float(score)) for row, score in zip(matches.keys, similarities)]
+
+    def _search_filtered(
+        self, query: np.ndarray, limit: int, allowed: Callable[[int], bool], total: int
+    ) -> list[tuple[int, float]]:
+        count = min(total, max(limit * _OVERFETCH, 32))
+        while True:
+            found = [
+                (key, score) for key, score in self._search_index(query, count) if allowed(key)
+            ]
+            if len(found) >= limit or count >= total:
+                return found[:limit]
+            count = min(total, count * _OVERFETCH)
+
+
+def _as_keys(keys: np.ndarray | Iterable[int]) -> np.ndarray:
+    array = np.asarray(keys if isinstance(keys, np.ndarray) else list(keys))
+    if array.size == 0:
+        return np.zeros(0, dtype=np.uint64)
+    if array.ndim != 1 or array.dtype.kind not in "iu":
+        raise ValueError(f"keys must be a 1-d array of integers, got {array.dtype} {array.shape}")
+    if array.dtype.kind == "i" and (array < 0).any():
+        raise ValueError("keys must not be negative")
+    array = array.astype(np.uint64)
+    if (array > KEY_MASK).any():
+        raise ValueError("keys must fit in 63 bits; derive them with key_of()")
+    return array
+
+
+def _digest_of(path: Path, *, sync: bool = False) -> str:
+    digest = hashlib.blake2b(digest_size=32)
+    with open(path, "rb") as file:
+        while block := file.read(1 << 20):
+            digest.update(block)
+        if sync:
+            os.fsync(file.fileno())
+    return digest.hexdigest()
+
+
+def _verify_checksum(path: Path) -> None:
+    sidecar = checksum_path(path)
+    try:
+        expected = sidecar.read_text(encoding="ascii").strip()
+    except FileNotFoundError:
+        raise IndexCorruptError(f"vector index {path} has no digest file {sidecar.name}") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise IndexCorruptError(f"vector index digest {sidecar} is unreadable: {error}") from error
+    try:
+        actual = _digest_of(path)
+    except OSError as error:
+        raise IndexCorruptError(f"vector index {path} is unreadable: {error}") from error
+    if actual != expected:
+        raise IndexCorruptError(f"vector index {path} does not match its digest (damaged file)")
+
+
+def _fsync(path: Path) -> None:
+    with open(path, "rb") as file:
+        os.fsync(file.fileno())
+
+
+def _fsync_directory(directory: Path) -> None:
+    try:
+        descriptor = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass  # some filesystems (and Windows) cannot fsync a directory; the rename still holds
+    finally:
+        os.close(descriptor)

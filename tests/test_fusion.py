@@ -1,0 +1,309 @@
+"""Rank fusion, query routing and result shaping: plain lists in, plain lists out."""
+
+from __future__ import annotations
+
+import pytest
+from sharc.fusion import (
+    KEYWORD,
+    SEMANTIC,
+    Candidate,
+    FusionWeights,
+    QueryIntent,
+    QueryKind,
+    classify_query,
+    diversify,
+    is_generated_path,
+    is_test_path,
+    is_vendored_path,
+    normalize_scores,
+    query_identifiers,
+    reciprocal_rank_fusion,
+    rerank,
+    rerank_adjustments,
+    wants_config,
+    wants_docs,
+    wants_tests,
+    weights_for,
+)
+
+# Reciprocal rank fusion
+
+
+def test_rrf_math() -> None:
+    fused = dict(
+        reciprocal_rank_fusion(
+            {KEYWORD: ["a", "b", "c"], SEMANTIC: ["c", "a"]},
+            {KEYWORD: 1.0, SEMANTIC: 0.5},
+            k=60,
+        )
+    )
+    assert fused["a"] == pytest.approx(1.0 / 61 + 0.5 / 62)
+    assert fused["b"] == pytest.approx(1.0 / 62)
+    assert fused["c"] == pytest.approx(1.0 / 63 + 0.5 / 61)
+
+
+def test_rrf_orders_by_score() -> None:
+    fused = reciprocal_rank_fusion(
+        {KEYWORD: ["a", "b", "c"], SEMANTIC: ["c", "b", "a"]}, {KEYWORD: 1.0, SEMANTIC: 1.0}, k=0
+    )
+    # k=0: a = 1 + 1/3, c = 1/3 + 1, b = 1/2 + 1/2. a and c tie: first seen wins.
+    assert [item for item, _ in fused] == ["a", "c", "b"]
+    scores = [score for _, score in fused]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_rrf_weights_decide_between_arms() -> None:
+    rankings = {KEYWORD: ["kw"], SEMANTIC: ["sem"]}
+    assert reciprocal_rank_fusion(rankings, {KEYWORD: 1.0, SEMANTIC: 0.3})[0][0] == "kw"
+    assert reciprocal_rank_fusion(rankings, {KEYWORD: 0.3, SEMANTIC: 1.0})[0][0] == "sem"
+    # Equal weights: the heavier-listed arm first is a tie; order of appearance decides.
+    assert [i for i, _ in reciprocal_rank_fusion(rankings, {})] == ["kw", "sem"]
+
+
+def test_rrf_edge_cases() -> None:
+    assert reciprocal_rank_fusion({}, {}) == []
+    assert reciprocal_rank_fusion({KEYWORD: []}, {KEYWORD: 1.0}) == []
+    # A duplicate within one arm counts once, at its best rank.
+    fused = dict(reciprocal_rank_fusion({KEYWORD: ["a", "a", "b"]}, {KEYWORD: 1.0}, k=60))
+    assert fused == {"a": pytest.approx(1 / 61), "b": pytest.approx(1 / 63)}
+    # An arm without a weight counts 1.0.
+    assert dict(reciprocal_rank_fusion({"other": ["x"]}, {}, k=0)) == {"x": 1.0}
+    with pytest.raises(ValueError):
+        reciprocal_rank_fusion({KEYWORD: ["a"]}, {}, k=-1)
+
+
+def test_normalize_scores() -> None:
+    weights = {KEYWORD: 1.0, SEMANTIC: 0.5}
+    top_everywhere = 1.0 / 61 + 0.5 / 61
+    scores = normalize_scores([top_everywhere, 1.0 / 61, 0.0, 5.0], weights=weights, k=60)
+    assert scores[0] == pytest.approx(1.0)
+    assert scores[1] == pytest.approx(1.0 / 1.5)
+    assert scores[2] == 0.0
+    assert scores[3] == 1.0  # lifted past the best by reranking: clipped
+    assert normalize_scores([1 / 61], arms=1) == [pytest.approx(1.0)]
+    assert normalize_scores([0.1], weights={}) == [0.0]
+    with pytest.raises(TypeError):
+        normalize_scores([0.1])
+
+
+# Query routing
+
+
+@pytest.mark.parametrize(
+    ("query", "kind"),
+    [
+        ("getUserById", QueryKind.IDENTIFIER),
+        ("HTTPException", QueryKind.IDENTIFIER),
+        ("os.path.join", QueryKind.IDENTIFIER),
+        ("get_user", QueryKind.IDENTIFIER),
+        ("_private", QueryKind.IDENTIFIER),
+        ("__init__", QueryKind.IDENTIFIER),
+        ("Vec::new", QueryKind.IDENTIFIER),
+        ("parse()", QueryKind.IDENTIFIER),
+        ("ptr->next", QueryKind.IDENTIFIER),
+        ("MAX_RETRIES", QueryKind.IDENTIFIER),
+        ("HTTP", QueryKind.IDENTIFIER),
+        ("UserService", QueryKind.IDENTIFIER),
+        ("  getUserById  ", QueryKind.IDENTIFIER),
+        ("how are routes registered", QueryKind.NATURAL_LANGUAGE),
+        ("retry with exponential backoff", QueryKind.NATURAL_LANGUAGE),
+        ("how does the API cache responses", QueryKind.NATURAL_LANGUAGE),
+        ("where is getUserById called", QueryKind.MIXED),
+        ("os.path.join usage", QueryKind.MIXED),
+        ("authentication", QueryKind.MIXED),
+        ("Router", QueryKind.MIXED),
+        ("", QueryKind.NATURAL_LANGUAGE),
+        ("   ", QueryKind.NATURAL_LANGUAGE),
+    ],
+)
+def test_classify_query(query: str, kind: QueryKind) -> None:
+    assert classify_query(query) is kind
+
+
+def test_weights_lean_by_kind() -> None:
+    identifier = weights_for(QueryKind.IDENTIFIER)
+    natural = weights_for(QueryKind.NATURAL_LANGUAGE)
+    assert identifier.weight(KEYWORD) > identifier.weight(SEMANTIC)
+    assert natural.weight(SEMANTIC) > natural.weight(KEYWORD)
+    assert identifier.k == FusionWeights().k == 60
+    custom = FusionWeights(identifier_keyword=3.0, k=10)
+    assert custom.arms(QueryKind.IDENTIFIER) == {KEYWORD: 3.0, SEMANTIC: 0.35}
+    assert weights_for(QueryKind.MIXED, custom).k == 10
+    assert identifier.weight("unknown arm") == 1.0
+
+
+@pytest.mark.parametrize(
+    ("query", "tests", "docs", "config"),
+    [
+        ("where is login tested", True, False, False),
+        ("test_login", True, False, False),
+        ("testLogin fixture", True, False, False),
+        ("user spec", True, False, False),
+        ("latest release notes", False, False, False),
+        ("contest winner", False, False, False),
+        ("how to install", False, True, False),
+        ("README", False, True, False),
+        ("getting started guide", False, True, False),
+        ("database settings in yaml", False, False, True),
+        ("getUserById", False, False, False),
+    ],
+)
+def test_intent_detectors(query: str, tests: bool, docs: bool, config: bool) -> None:
+    assert (wants_tests(query), wants_docs(query), wants_config(query)) == (tests, docs, config)
+
+
+@pytest.mark.parametrize(
+    ("query", "names"),
+    [
+        ("getUserById", ["getUserById"]),
+        ("os.path.join()", ["join"]),
+        ("Vec::new", ["new"]),
+        ("where is getUserById called", ["getUserById"]),
+        ("parse(text)", ["parse"]),
+        ("how are routes registered", []),
+        ("search", ["search"]),
+    ],
+)
+def test_query_identifiers(query: str, names: list[str]) -> None:
+    assert query_identifiers(query) == names
+
+
+# File kinds
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "tests/test_app.py",
+        "src/tests/helpers.py",
+        "test_app.py",
+        "pkg/app_test.py",
+        "server/handler_test.go",
+        "web/app.test.ts",
+        "web/app.spec.js",
+        "web/__tests__/app.jsx",
+        "lib/user_spec.rb",
+        "src/test/java/com/x/UserServiceTest.java",
+        "conftest.py",
+    ],
+)
+def test_test_paths(path: str) -> None:
+    assert is_test_path(path)
+
+
+@pytest.mark.parametrize(
+    "path", ["src/app.py", "src/latest.py", "src/contest.py", "src/testing_utils_impl.go",
+             "src/attestation.rs", "Contest.java"]
+)  # fmt: skip
+def test_not_test_paths(path: str) -> None:
+    assert not is_test_path(path)
+
+
+def test_vendored_and_generated_paths() -> None:
+    assert is_vendored_path("vendor/github.com/x/y.go")
+    assert is_vendored_path("src/third_party/zlib/inflate.c")
+    assert is_vendored_path("web/node_modules/react/index.js")
+    assert not is_vendored_path("src/vendors.py")
+    assert is_generated_path("api/user_pb2.py")
+    assert is_generated_path("api/user.pb.go")
+    assert is_generated_path("web/schema.generated.ts")
+    assert is_generated_path("static/app.min.js")
+    assert not is_generated_path("src/generator.py")
+
+
+# Reranking
+
+
+def chunk(path: str, symbol: str = "", tier: int = 1, **extra: object) -> Candidate:
+    return Candidate(id=f"{path}#{symbol}", path=path, symbol=symbol, tier=tier, **extra)  # type: ignore[arg-type]
+
+
+def test_rerank_pushes_tests_down_unless_asked() -> None:
+    candidates = [
+        (chunk("tests/test_auth.py", "test_login"), 1.0),
+        (chunk("src/auth.py", "login"), 0.8),
+    ]
+    assert [c.path for c, _ in rerank("login flow", None, candidates)] == [
+        "src/auth.py",
+        "tests/test_auth.py",
+    ]
+    assert rerank("login tests", None, candidates)[0][0].path == "tests/test_auth.py"
+    assert rerank("login flow", None, candidates, include_tests=True)[0][0].path == (
+        "tests/test_auth.py"
+    )
+    assert rerank("login tests", None, candidates, include_tests=False)[0][0].path == (
+        "src/auth.py"
+    )
+
+
+def test_rerank_factors_compound() -> None:
+    weights = FusionWeights()
+    intent = QueryIntent.of("how are requests retried")
+    vendored_test = chunk("vendor/lib/tests/test_x.py")
+    assert rerank_adjustments(vendored_test, intent) == pytest.approx(
+        weights.test_factor * weights.vendored_factor
+    )
+    assert rerank_adjustments(chunk("README.md", tier=2), intent) == weights.docs_factor
+    assert rerank_adjustments(chunk("README.md", tier=2), QueryIntent.of("install guide")) == 1.0
+    assert rerank_adjustments(chunk("config.yaml", tier=3), intent) == weights.config_factor
+    assert rerank_adjustments(chunk("src/x.py", generated=True), intent) == (
+        weights.generated_factor
+    )
+    assert rerank_adjustments(chunk("src/app.py", "retry"), intent) == 1.0
+
+
+def test_rerank_lifts_the_definition_of_the_named_identifier() -> None:
+    weights = FusionWeights()
+    definition = chunk("src/users.py", "getUserById")
+    caller = chunk("src/routes.py", "handler")
+    candidates = [(caller, 1.0), (definition, 0.7)]
+    reranked = rerank("getUserById", QueryKind.IDENTIFIER, candidates)
+    assert reranked[0] == (definition, pytest.approx(0.7 * weights.symbol_match_factor))
+    lowercase = QueryIntent.of("getuserbyid")
+    assert rerank_adjustments(definition, lowercase) == pytest.approx(
+        (1 + weights.symbol_match_factor) / 2
+    )
+    # Natural-language queries name no identifier.
+    assert (
+        rerank_adjustments(chunk("a.py", "how"), QueryIntent.of("how are routes registered")) == 1.0
+    )
+    assert rerank_adjustments(chunk("p.py", "join"), QueryIntent.of("os.path.join")) == (
+        weights.symbol_match_factor
+    )
+
+
+def test_rerank_is_stable_and_works_on_any_record() -> None:
+    class Record:
+        def __init__(self, path: str) -> None:
+            self.path, self.symbol, self.fqn, self.tier = path, "", "", 1
+
+    records = [(Record(f"src/{n}.py"), 1.0) for n in range(5)]
+    assert [r.path for r, _ in rerank("anything", None, records)] == [r.path for r, _ in records]
+
+
+# Diversification
+
+
+def test_diversify_caps_per_file_and_keeps_order() -> None:
+    paths = ["a", "a", "a", "b", "a", "c", "b", "b"]
+    results = [chunk(path, str(n)) for n, path in enumerate(paths)]
+    shaped = diversify(results, max_per_file=2)
+    assert [(c.path, c.symbol) for c in shaped] == [
+        ("a", "0"), ("a", "1"), ("b", "3"), ("c", "5"), ("b", "6"),
+        ("a", "2"), ("a", "4"), ("b", "7"),
+    ]  # fmt: skip
+    assert sorted(shaped, key=lambda c: int(c.symbol)) == results
+
+
+def test_diversify_pairs_and_custom_paths() -> None:
+    pairs = [(chunk("a"), 3.0), (chunk("a"), 2.0), (chunk("b"), 1.0)]
+    assert [c.path for c, _ in diversify(pairs, max_per_file=1)] == ["a", "b", "a"]
+    plain = [("x.py", 1), ("x.py", 2), ("y.py", 3)]
+    assert diversify(plain, 1, path_of=lambda item: item[0]) == [
+        ("x.py", 1),
+        ("y.py", 3),
+        ("x.py", 2),
+    ]
+    assert diversify([], 2) == []
+    with pytest.raises(ValueError):
+        diversify(plain, 0, path_of=lambda item: item[0])

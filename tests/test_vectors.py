@@ -1,0 +1,242 @@
+"""The vector store over real usearch indexes in tmp_path."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sharc.errors import IndexCorruptError, SharcError
+from sharc.vectors import (
+    KEY_MASK,
+    ReadOnlyStoreError,
+    VectorStore,
+    checksum_path,
+    key_of,
+    keys_of,
+)
+
+NDIM = 16
+
+
+def unit(rows: np.ndarray) -> np.ndarray:
+    return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
+
+
+@pytest.fixture
+def vectors() -> np.ndarray:
+    return unit(np.random.default_rng(7).standard_normal((200, NDIM)))
+
+
+@pytest.fixture
+def store(vectors: np.ndarray) -> VectorStore:
+    store = VectorStore(NDIM)
+    store.upsert(np.arange(1, 201, dtype=np.uint64), vectors)
+    return store
+
+
+def test_key_of_is_stable_and_fits_63_bits() -> None:
+    assert key_of("src/app.py#main") == key_of("src/app.py#main")
+    assert key_of("src/app.py#main") != key_of("src/app.py#other")
+    keys = keys_of(f"chunk-{i}" for i in range(10_000))
+    assert keys.dtype == np.uint64
+    assert int(keys.max()) <= KEY_MASK
+    assert len(set(keys.tolist())) == 10_000
+    assert keys[3] == key_of("chunk-3")
+
+
+def test_search_finds_the_vector_itself(store: VectorStore, vectors: np.ndarray) -> None:
+    hits = store.search(vectors[41], 5)
+    assert hits[0][0] == 42
+    assert hits[0][1] == pytest.approx(1.0, abs=1e-3)
+    assert all(0.0 <= score <= 1.0 for _, score in hits)
+    assert [score for _, score in hits] == sorted((score for _, score in hits), reverse=True)
+
+
+def test_upsert_same_key_overwrites(store: VectorStore, vectors: np.ndarray) -> None:
+    replacement = unit(-vectors[:1])
+    store.upsert(np.array([1], dtype=np.uint64), replacement)
+    assert len(store) == 200
+    assert store.search(replacement[0], 1)[0][0] == 1
+    assert store.search(vectors[0], 1)[0][0] != 1
+
+
+def test_upsert_repeated_key_in_one_batch_keeps_the_last(vectors: np.ndarray) -> None:
+    store = VectorStore(NDIM)
+    store.upsert([5, 6, 5], vectors[:3])
+    assert len(store) == 2
+    assert store.search(vectors[2], 1)[0] == (5, pytest.approx(1.0, abs=1e-3))
+
+
+def test_upsert_checks_shapes_and_keys(vectors: np.ndarray) -> None:
+    store = VectorStore(NDIM)
+    with pytest.raises(ValueError, match="shape"):
+        store.upsert([1, 2], vectors[:3])
+    with pytest.raises(ValueError, match="63 bits"):
+        store.upsert(np.array([2**63], dtype=np.uint64), vectors[:1])
+    store.upsert([], np.zeros((0, NDIM), dtype=np.float32))
+    assert len(store) == 0
+
+
+def test_remove(store: VectorStore, vectors: np.ndarray) -> None:
+    assert store.remove(np.array([1, 2, 9999], dtype=np.uint64)) == 2
+    assert len(store) == 198
+    assert 1 not in store and 3 in store
+    assert 1 not in [key for key, _ in store.search(vectors[0], 10)]
+    assert store.remove([]) == 0
+    assert len(store.keys()) == 198 and not (store.keys() == 1).any()
+
+
+def test_filtered_search_by_set_and_predicate(store: VectorStore, vectors: np.ndarray) -> None:
+    allowed = {10, 20, 30}
+    hits = store.search(vectors[9], 5, allowed=allowed)
+    assert hits[0][0] == 10
+    assert {key for key, _ in hits} == allowed
+    hits = store.search(vectors[0], 5, allowed=lambda key: key % 2 == 0)
+    assert len(hits) == 5 and all(key % 2 == 0 for key, _ in hits)
+    assert store.search(vectors[0], 5, allowed=set()) == []
+    assert store.search(vectors[0], 5, allowed={123456789}) == []
+
+
+def test_filtered_search_over_fetches_past_the_first_page() -> None:
+    rng = np.random.default_rng(3)
+    store = VectorStore(NDIM, exact_threshold=0)  # force the HNSW path
+    data = unit(rng.standard_normal((2000, NDIM)))
+    store.upsert(np.arange(2000, dtype=np.uint64), data)
+    hits = store.search(data[0], 10, allowed=lambda key: key % 97 == 0)  # 21 keys of 2000
+    assert len(hits) == 10 and all(key % 97 == 0 for key, _ in hits)
+
+
+def test_search_edge_cases(store: VectorStore, vectors: np.ndarray) -> None:
+    assert store.search(vectors[0], 0) == []
+    assert len(store.search(vectors[0], 10_000)) == 200
+    assert VectorStore(NDIM).search(vectors[0], 5) == []
+    with pytest.raises(ValueError, match="dimensions"):
+        store.search(np.ones(NDIM + 1, dtype=np.float32), 5)
+
+
+def test_save_load_roundtrip(tmp_path: Path, store: VectorStore, vectors: np.ndarray) -> None:
+    path = tmp_path / "index" / "vectors.usearch"
+    store.save(path)
+    assert checksum_path(path).is_file()
+    assert sorted(p.name for p in path.parent.iterdir()) == [
+        "vectors.usearch",
+        "vectors.usearch.blake2b",
+    ]
+    for view in (False, True):
+        loaded = VectorStore.load(path, view=view)
+        assert len(loaded) == 200
+        assert loaded.ndim == loaded.dimension == NDIM
+        assert loaded.metric == "cos" and loaded.dtype == "f16"
+        assert loaded.read_only is view
+        assert loaded.search(vectors[41], 1)[0][0] == 42
+        assert np.array_equal(loaded.keys(), store.keys())
+
+
+def test_save_replaces_an_existing_file(tmp_path: Path, vectors: np.ndarray) -> None:
+    path = tmp_path / "vectors.usearch"
+    first = VectorStore(NDIM)
+    first.upsert([1], vectors[:1])
+    first.save(path)
+    reader = VectorStore.load(path, view=True)
+    second = VectorStore(NDIM)
+    second.upsert([1, 2, 3], vectors[:3])
+    second.save(path)
+    assert len(reader) == 1  # an open view keeps the file it mapped
+    assert len(VectorStore.load(path)) == 3
+
+
+def test_view_is_read_only(tmp_path: Path, store: VectorStore, vectors: np.ndarray) -> None:
+    path = tmp_path / "vectors.usearch"
+    store.save(path)
+    view = VectorStore.load(path, view=True)
+    with pytest.raises(ReadOnlyStoreError, match="read-only"):
+        view.upsert([999], vectors[:1])
+    with pytest.raises(ReadOnlyStoreError):
+        view.remove([1])
+    assert issubclass(ReadOnlyStoreError, SharcError)
+    assert len(view) == 200
+
+
+def test_view_of_an_index_with_removals(tmp_path: Path, store: VectorStore) -> None:
+    """usearch crashes the process on `add` to a view of a file with removals; our path
+    (load a writable copy, then upsert) must not. Run it in a child so a crash fails cleanly."""
+    path = tmp_path / "vectors.usearch"
+    store.remove(np.arange(1, 51, dtype=np.uint64))
+    store.save(path)
+    script = textwrap.dedent(
+        f"""
+        import numpy as np
+        from sharc.vectors import ReadOnlyStoreError, VectorStore
+        path = {str(path)!r}
+        view = VectorStore.load(path, view=True)
+        assert len(view) == 150
+        assert view.search(np.ones({NDIM}, dtype=np.float32), 5)
+        try:
+            view.upsert([7], np.ones((1, {NDIM}), dtype=np.float32))
+        except ReadOnlyStoreError:
+            pass
+        else:
+            raise SystemExit("a view accepted a write")
+        writable = VectorStore.load(path, view=False)
+        writable.upsert(np.arange(1, 60, dtype=np.uint64), np.ones((59, {NDIM}), dtype=np.float32))
+        assert len(writable) == 200
+        writable.save(path)
+        assert len(VectorStore.load(path, view=True)) == 200
+        print("ok")
+        """
+    )
+    environment = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=environment, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "flipped", "no digest"])
+def test_corrupt_file_raises_index_corrupt(tmp_path: Path, store: VectorStore, damage: str) -> None:
+    path = tmp_path / "vectors.usearch"
+    store.save(path)
+    data = bytearray(path.read_bytes())
+    if damage == "garbage":
+        path.write_bytes(b"not a usearch index" * 10)
+    elif damage == "truncated":
+        path.write_bytes(bytes(data[: len(data) // 2]))
+    elif damage == "flipped":
+        # Flipped bytes in the graph can crash usearch outright; the digest catches them first.
+        data[len(data) // 3] ^= 0xFF
+        path.write_bytes(bytes(data))
+    else:
+        checksum_path(path).unlink()
+    for view in (False, True):
+        with pytest.raises(IndexCorruptError, match="vectors.usearch"):
+            VectorStore.load(path, view=view)
+
+
+def test_unverified_load_still_reports_unreadable_files(tmp_path: Path) -> None:
+    path = tmp_path / "vectors.usearch"
+    path.write_bytes(b"garbage")
+    with pytest.raises(IndexCorruptError, match="unreadable|not a usearch"):
+        VectorStore.load(path, verify=False)
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        VectorStore.load(tmp_path / "nothing.usearch")
+
+
+def test_exact_and_approximate_paths_agree_on_easy_data() -> None:
+    rng = np.random.default_rng(11)
+    data = unit(rng.standard_normal((500, NDIM)))
+    exact = VectorStore(NDIM)
+    approximate = VectorStore(NDIM, exact_threshold=0, expansion_search=256)
+    for store in (exact, approximate):
+        store.upsert(np.arange(500, dtype=np.uint64), data)
+    for row in (0, 100, 499):
+        assert exact.search(data[row], 1)[0][0] == row
+        assert approximate.search(data[row], 1)[0][0] == row
