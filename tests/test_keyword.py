@@ -88,6 +88,14 @@ def test_reference_tokenizer_matches_rust() -> None:
     assert rust_tokenize(texts) == reference_tokenize(texts)
 
 
+@pytest.mark.skipif(rust_tokenize is None, reason="sharc._core is not built")
+def test_default_tokenizer_is_the_rust_one(tmp_path: Path) -> None:
+    with KeywordStore.open(tmp_path / "keyword", writable=True) as store:
+        store.upsert([KeywordDoc(id="a", path="a.py", body="def parseHTTPResponse2(): ...")])
+        store.commit()
+        assert ids(store.search("http response", 5)) == ["a"]
+
+
 def doc(chunk_id: str, path: str, body: str, symbol: str = "", **fields: object) -> KeywordDoc:
     return KeywordDoc(id=chunk_id, path=path, body=body, symbol=symbol, **fields)  # type: ignore[arg-type]
 

@@ -59,6 +59,10 @@ def top_paths(live: LiveIndex, query: str, limit: int = 3) -> list[str]:
     return [hit.path for hit in live.search(query, limit=limit, mode="keyword")]
 
 
+def top_symbols(live: LiveIndex, query: str, limit: int = 5) -> list[str]:
+    return [hit.symbol for hit in live.search(query, limit=limit, mode="keyword")]
+
+
 def count_updates(live: LiveIndex) -> list[float]:
     """Record the start time of every `update` the live index runs."""
     calls: list[float] = []
@@ -196,6 +200,8 @@ def test_another_process_holding_the_writer_lock(
     finally:
         holder.kill()
         holder.wait()
+        if holder.stdout is not None:
+            holder.stdout.close()
     assert live.wait(30).state == "ready"
     assert top_paths(live, "added_while_locked")[0] == "taskboard/extra.py"
 
@@ -273,11 +279,12 @@ def test_syntax_guard_keeps_the_previous_chunks_of_a_broken_file(
     assert held == ("taskboard/auth.py",)
     live.wait(10)
     # The previous version stays searchable; the half-typed one is not indexed.
-    assert top_paths(live, "new_session_token")[0] == "taskboard/auth.py"
-    assert "taskboard/auth.py" not in top_paths(live, "issue_session_token")
+    assert top_symbols(live, "new_session_token")[0] == "new_session_token"
+    assert "issue_session_token" not in top_symbols(live, "issue_session_token")
     # Fixed: indexed again, no longer held.
     auth.write_text(original.replace("new_session_token", "issue_session_token"))
-    wait_for(lambda: "taskboard/auth.py" in top_paths(live, "issue_session_token"), 20)
+    wait_for(lambda: top_symbols(live, "issue_session_token")[0] == "issue_session_token", 20)
+    assert "new_session_token" not in top_symbols(live, "new_session_token")
     assert live.wait(10).syntax_held == ()
 
 

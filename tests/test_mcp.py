@@ -38,11 +38,19 @@ def repo(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def server_env(tmp_path: Path) -> dict[str, str]:
+    """Keyword-only servers: fast. The tests that ask questions use `model_env`."""
     return {
         "SHARC_CACHE_DIR": str(tmp_path / "cache"),
         "SHARC_WATCH_DEBOUNCE": "0.5",
+        "SHARC_KEYWORD_ONLY": "1",
         "PYTHONPATH": os.pathsep.join(p for p in sys.path if p),
     }
+
+
+@pytest.fixture
+def model_env(server_env: dict[str, str]) -> dict[str, str]:
+    """Servers with the real embedding model."""
+    return {**server_env, "SHARC_KEYWORD_ONLY": "0"}
 
 
 @asynccontextmanager
@@ -129,9 +137,9 @@ def test_tools_keep_claude_contexts_names_and_parameters(
     run(main)
 
 
-def test_index_poll_search_and_read_a_chunk(repo: Path, server_env: dict[str, str]) -> None:
+def test_index_poll_search_and_read_a_chunk(repo: Path, model_env: dict[str, str]) -> None:
     async def main() -> None:
-        async with connect([repo], server_env) as client:
+        async with connect([repo], model_env) as client:
             assert (await status_of(client, repo))["state"] == "not_indexed"
             status = await index_and_wait(client, repo)
             assert status["files"] >= 15 and status["embedded_chunks"] == status["chunks"]
@@ -315,8 +323,7 @@ def test_two_servers_share_one_index(repo: Path, server_env: dict[str, str]) -> 
 
             await until(both_ready, 120)
             for client in (first, second):
-                text = await call(client, "search_code", path=str(repo),
-                                  query="where are HTTP routes registered")
+                text = await call(client, "search_code", path=str(repo), query="make_handler")
                 assert first_location(text).startswith("taskboard/api.py:")
             # One wrote, the other saw the lock (or found the work done): both share one index.
             statuses = [await status_of(c, repo) for c in (first, second)]

@@ -109,6 +109,10 @@ def test_filtered_search_over_fetches_past_the_first_page() -> None:
     store.upsert(np.arange(2000, dtype=np.uint64), data)
     hits = store.search(data[0], 10, allowed=lambda key: key % 97 == 0)  # 21 keys of 2000
     assert len(hits) == 10 and all(key % 97 == 0 for key, _ in hits)
+    # A set too large for the exact path becomes a predicate over the HNSW results.
+    wanted = set(range(0, 2000, 3))
+    hits = store.search(data[0], 10, allowed=wanted)
+    assert len(hits) == 10 and all(key in wanted for key, _ in hits)
 
 
 def test_search_edge_cases(store: VectorStore, vectors: np.ndarray) -> None:
@@ -134,6 +138,7 @@ def test_save_load_roundtrip(tmp_path: Path, store: VectorStore, vectors: np.nda
         assert loaded.metric == "cos" and loaded.dtype == "f16"
         assert loaded.read_only is view
         assert loaded.search(vectors[41], 1)[0][0] == 42
+        assert loaded.search(vectors[41], 5, allowed={42, 43})[0][0] == 42
         assert np.array_equal(loaded.keys(), store.keys())
 
 

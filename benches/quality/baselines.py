@@ -36,12 +36,33 @@ EMBED_BATCH = 64
 
 # sharc language name -> LangChain `Language` member name
 LANGCHAIN_LANGUAGES = {
-    "python": "PYTHON", "rust": "RUST", "javascript": "JS", "typescript": "TS", "tsx": "TS",
-    "go": "GO", "java": "JAVA", "kotlin": "KOTLIN", "c": "C", "cpp": "CPP", "csharp": "CSHARP",
-    "ruby": "RUBY", "php": "PHP", "scala": "SCALA", "swift": "SWIFT", "lua": "LUA",
-    "haskell": "HASKELL", "elixir": "ELIXIR", "markdown": "MARKDOWN", "rst": "RST",
-    "html": "HTML", "latex": "LATEX", "solidity": "SOL", "cobol": "COBOL", "perl": "PERL",
-    "powershell": "POWERSHELL", "protobuf": "PROTO",
+    "python": "PYTHON",
+    "rust": "RUST",
+    "javascript": "JS",
+    "typescript": "TS",
+    "tsx": "TS",
+    "go": "GO",
+    "java": "JAVA",
+    "kotlin": "KOTLIN",
+    "c": "C",
+    "cpp": "CPP",
+    "csharp": "CSHARP",
+    "ruby": "RUBY",
+    "php": "PHP",
+    "scala": "SCALA",
+    "swift": "SWIFT",
+    "lua": "LUA",
+    "haskell": "HASKELL",
+    "elixir": "ELIXIR",
+    "markdown": "MARKDOWN",
+    "rst": "RST",
+    "html": "HTML",
+    "latex": "LATEX",
+    "solidity": "SOL",
+    "cobol": "COBOL",
+    "perl": "PERL",
+    "powershell": "POWERSHELL",
+    "protobuf": "PROTO",
 }
 
 
@@ -68,7 +89,9 @@ def _span(lines: LineIndex, start: int, end: int) -> tuple[int, int]:
     return lines.line(start), lines.line(max(start, end - 1))
 
 
-def fixed_windows(path: str, text: str, size: int = WINDOW_CHARS, overlap: int = WINDOW_OVERLAP) -> list[TextChunk]:
+def fixed_windows(
+    path: str, text: str, size: int = WINDOW_CHARS, overlap: int = WINDOW_OVERLAP
+) -> list[TextChunk]:
     """Windows of `size` characters starting every `size - overlap`."""
     if not text.strip():
         return []
@@ -93,7 +116,9 @@ def langchain_splitter(language: str, size: int = WINDOW_CHARS, overlap: int = W
         return RecursiveCharacterTextSplitter.from_language(
             getattr(Language, member), chunk_size=size, chunk_overlap=overlap, add_start_index=True
         )
-    return RecursiveCharacterTextSplitter(chunk_size=size, chunk_overlap=overlap, add_start_index=True)
+    return RecursiveCharacterTextSplitter(
+        chunk_size=size, chunk_overlap=overlap, add_start_index=True
+    )
 
 
 def langchain_chunks(path: str, language: str, text: str) -> list[TextChunk]:
@@ -138,6 +163,7 @@ def chunk_tree(root: Path, chunker: str) -> list[TextChunk]:
         return out
     cut: Callable[[str, str, str], list[TextChunk]]
     if chunker == "fixed":
+
         def cut(path: str, language: str, text: str) -> list[TextChunk]:
             return fixed_windows(path, text)
     elif chunker == "langchain":

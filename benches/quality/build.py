@@ -19,8 +19,12 @@ SETS = ("cosqa", "csn", "handwritten")
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Build sharc's retrieval-quality datasets.")
-    parser.add_argument("--sets", default=",".join(SETS), help="comma-separated: " + ", ".join(SETS))
-    parser.add_argument("--packages", default="", help="only these pinned packages (csn, handwritten)")
+    parser.add_argument(
+        "--sets", default=",".join(SETS), help="comma-separated: " + ", ".join(SETS)
+    )
+    parser.add_argument(
+        "--packages", default="", help="only these pinned packages (csn, handwritten)"
+    )
     args = parser.parse_args(argv)
     sets = [s.strip() for s in args.sets.split(",") if s.strip()]
     unknown = set(sets) - set(SETS)
@@ -32,14 +36,18 @@ def main(argv: list[str] | None = None) -> int:
     if "cosqa" in sets:
         started = time.perf_counter()
         dataset = cosqa.build()
-        print(f"cosqa-dev: {len(dataset.queries)} queries over {dataset.meta['pool_functions']} "
-              f"functions in {dataset.meta['modules']} modules ({time.perf_counter() - started:.1f}s)")
+        print(
+            f"cosqa-dev: {len(dataset.queries)} queries over {dataset.meta['pool_functions']} "
+            f"functions in {dataset.meta['modules']} modules ({time.perf_counter() - started:.1f}s)"
+        )
     if "csn" in sets:
         for pkg in packages:
             started = time.perf_counter()
             dataset = csn.build(pkg)
-            print(f"{dataset.name}: {len(dataset.queries)} queries "
-                  f"({dataset.meta['candidates']} candidates; {time.perf_counter() - started:.1f}s)")
+            print(
+                f"{dataset.name}: {len(dataset.queries)} queries "
+                f"({dataset.meta['candidates']} candidates; {time.perf_counter() - started:.1f}s)"
+            )
             if dataset.meta["unstripped_files"]:
                 print(f"  left unstripped: {dataset.meta['unstripped_files']}", file=sys.stderr)
     if "handwritten" in sets:
@@ -49,8 +57,10 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             sdists.extract(handwritten.package_of(payload))
             problems = handwritten.check(path)
-            print(f"handwritten/{payload['package']}: {len(payload['queries'])} queries, "
-                  f"{len(problems)} problems")
+            print(
+                f"handwritten/{payload['package']}: {len(payload['queries'])} queries, "
+                f"{len(problems)} problems"
+            )
             for problem in problems:
                 print(f"  {problem}", file=sys.stderr)
             failed |= bool(problems)

@@ -18,7 +18,15 @@ import json
 import shutil
 from pathlib import Path
 
-from benches.quality.dataset import Dataset, Query, Target, data_dir, eval_dir, sha256_file, split_lines
+from benches.quality.dataset import (
+    Dataset,
+    Query,
+    Target,
+    data_dir,
+    eval_dir,
+    sha256_file,
+    split_lines,
+)
 
 FUNCTIONS_PER_MODULE = 16
 SEPARATOR = "\n\n\n"  # two blank lines between functions

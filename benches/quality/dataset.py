@@ -32,7 +32,9 @@ def data_dir() -> Path:
 def eval_dir() -> Path:
     """The shared evaluation data: `SHARC_EVAL_DIR`, else `../shared/eval` beside the repo."""
     override = os.environ.get("SHARC_EVAL_DIR")
-    return Path(override).expanduser().resolve() if override else REPO_ROOT.parent / "shared" / "eval"
+    return (
+        Path(override).expanduser().resolve() if override else REPO_ROOT.parent / "shared" / "eval"
+    )
 
 
 @dataclass(frozen=True)
@@ -74,8 +76,15 @@ class Dataset:
         """The first `limit` queries (None or 0: all), for quick runs."""
         if not limit:
             return self
-        return Dataset(self.name, self.set, self.root, self.hit_rule, self.queries[:limit],
-                       self.version, self.meta)
+        return Dataset(
+            self.name,
+            self.set,
+            self.root,
+            self.hit_rule,
+            self.queries[:limit],
+            self.version,
+            self.meta,
+        )
 
     # -- storage ---------------------------------------------------------------------------
 

@@ -55,8 +55,17 @@ def python_symbols(source: str) -> dict[str, list[tuple[int, int]]]:
 
 
 _RUST_NAMED = {
-    "function_item", "struct_item", "enum_item", "trait_item", "mod_item", "type_item",
-    "const_item", "static_item", "union_item", "function_signature_item", "macro_definition",
+    "function_item",
+    "struct_item",
+    "enum_item",
+    "trait_item",
+    "mod_item",
+    "type_item",
+    "const_item",
+    "static_item",
+    "union_item",
+    "function_signature_item",
+    "macro_definition",
 }
 
 
@@ -75,7 +84,10 @@ def rust_symbols(source: str) -> dict[str, list[tuple[int, int]]]:
         sibling = node.prev_sibling
         while sibling is not None and (
             sibling.type == "attribute_item"
-            or (sibling.type in ("line_comment", "block_comment") and text(sibling).startswith(("///", "/**")))
+            or (
+                sibling.type in ("line_comment", "block_comment")
+                and text(sibling).startswith(("///", "/**"))
+            )
         ):
             row = sibling.start_point[0]
             sibling = sibling.prev_sibling
@@ -94,7 +106,11 @@ def rust_symbols(source: str) -> dict[str, list[tuple[int, int]]]:
             elif child.type == "impl_item":
                 impl_type = re.sub(r"<.*>", "", text(child.child_by_field_name("type")))
                 trait = child.child_by_field_name("trait")
-                label = f"impl {re.sub(r'<.*>', '', text(trait))} for {impl_type}" if trait else f"impl {impl_type}"
+                label = (
+                    f"impl {re.sub(r'<.*>', '', text(trait))} for {impl_type}"
+                    if trait
+                    else f"impl {impl_type}"
+                )
                 found.setdefault(prefix + label, []).append(span(child))
                 body = child.child_by_field_name("body")
                 if body is not None:
@@ -142,7 +158,9 @@ def read_query_file(path: Path) -> dict:  # type: ignore[type-arg]
 def package_of(payload: dict) -> sdists.Package:  # type: ignore[type-arg]
     pkg = sdists.package(payload["package"])
     if pkg.version != payload["version"]:
-        raise ValueError(f"{payload['package']}: queries pin {payload['version']}, sdists {pkg.version}")
+        raise ValueError(
+            f"{payload['package']}: queries pin {payload['version']}, sdists {pkg.version}"
+        )
     return pkg
 
 
@@ -155,7 +173,8 @@ def load(path: Path, root: Path | None = None) -> Dataset:
             id=str(raw["id"]),
             text=str(raw["text"]),
             targets=tuple(
-                Target(str(t["path"]), t.get("start_line"), t.get("end_line")) for t in raw["targets"]
+                Target(str(t["path"]), t.get("start_line"), t.get("end_line"))
+                for t in raw["targets"]
             ),
             kind=str(raw.get("kind", "")),
         )
@@ -206,9 +225,14 @@ def check(path: Path, root: Path | None = None, *, fill: bool = False) -> list[s
                         f"{qid}: {target['path']} {symbol} is at {start}-{end}, "
                         f"not {target.get('start_line')}-{target.get('end_line')}"
                     )
-            if "start_line" in target and not 1 <= target["start_line"] <= target["end_line"] <= n_lines:
-                problems.append(f"{qid}: span {target['start_line']}-{target['end_line']} outside "
-                                f"{target['path']} ({n_lines} lines)")
+            if (
+                "start_line" in target
+                and not 1 <= target["start_line"] <= target["end_line"] <= n_lines
+            ):
+                problems.append(
+                    f"{qid}: span {target['start_line']}-{target['end_line']} outside "
+                    f"{target['path']} ({n_lines} lines)"
+                )
     if fill and not problems:
         path.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return problems
@@ -224,7 +248,10 @@ def main(argv: list[str] | None = None) -> int:
         payload = read_query_file(path)
         sdists.extract(package_of(payload))
         problems = check(path, fill=args.fill)
-        print(f"{path.name}: {len(payload['queries'])} queries, {len(problems)} problems", file=sys.stderr)
+        print(
+            f"{path.name}: {len(payload['queries'])} queries, {len(problems)} problems",
+            file=sys.stderr,
+        )
         for problem in problems:
             print(f"  {problem}", file=sys.stderr)
         failed |= bool(problems)

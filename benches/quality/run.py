@@ -82,7 +82,9 @@ def all_configs(default_mode: str | None = None) -> list[Config]:
         configs.append(Config(f"sharc:{mode}:semantic", "sharc", mode, "semantic"))
         configs.append(Config(f"sharc:{mode}:hybrid", "sharc", mode, "hybrid"))
         if mode == default_mode:
-            configs.append(Config(f"sharc:{mode}:hybrid-rrf", "sharc", mode, "hybrid", boosts=False))
+            configs.append(
+                Config(f"sharc:{mode}:hybrid-rrf", "sharc", mode, "hybrid", boosts=False)
+            )
     configs.extend(Config(f"baseline:{c}", "baseline", chunker=c) for c in CHUNKERS)
     return configs
 
@@ -90,11 +92,19 @@ def all_configs(default_mode: str | None = None) -> list[Config]:
 def ablation_groups(default_mode: str) -> dict[str, list[str]]:
     """Which rows make up each README ablation table."""
     return {
-        "retrieval": ["sharc:keyword", f"sharc:{default_mode}:semantic",
-                      f"sharc:{default_mode}:hybrid-rrf", f"sharc:{default_mode}:hybrid"],
+        "retrieval": [
+            "sharc:keyword",
+            f"sharc:{default_mode}:semantic",
+            f"sharc:{default_mode}:hybrid-rrf",
+            f"sharc:{default_mode}:hybrid",
+        ],
         "vectors": [f"sharc:{m}:{s}" for s in ("semantic", "hybrid") for m in EMBEDDING_MODES],
-        "chunking": ["baseline:fixed", "baseline:langchain", "baseline:sharc-no-header",
-                     "baseline:sharc-header"],
+        "chunking": [
+            "baseline:fixed",
+            "baseline:langchain",
+            "baseline:sharc-no-header",
+            "baseline:sharc-header",
+        ],
     }
 
 
@@ -231,9 +241,13 @@ class Engines:
         info: dict[str, Any] = {}
         with contextlib.suppress(Exception):
             stats = index.stats()
-            info = {"files": stats.files, "chunks": stats.chunks,
-                    "embedded_chunks": stats.embedded_chunks, "model": stats.model,
-                    "size_bytes": stats.size_bytes}
+            info = {
+                "files": stats.files,
+                "chunks": stats.chunks,
+                "embedded_chunks": stats.embedded_chunks,
+                "model": stats.model,
+                "size_bytes": stats.size_bytes,
+            }
             self.model_id = self.model_id or stats.model or None
         skipped = getattr(report, "skipped", None)
         if skipped is not None:
@@ -309,14 +323,18 @@ def evaluate(
             by_build.setdefault(config.build_key, []).append(config)
         with tempfile.TemporaryDirectory(prefix="sharc-quality-") as tmp:
             for key, group in by_build.items():
-                log(f"[{dataset.name}] building {key[0]}:{key[1] or 'keyword'} "
-                    f"({len(dataset.queries)} queries)")
+                log(
+                    f"[{dataset.name}] building {key[0]}:{key[1] or 'keyword'} "
+                    f"({len(dataset.queries)} queries)"
+                )
                 try:
                     built = engines.build(dataset, group[0], Path(tmp))
                 except Exception as exc:  # noqa: BLE001 - one failed build must not end the run
                     message = f"{type(exc).__name__}: {exc}"
                     log(f"  build failed: {message}\n{traceback.format_exc()}")
-                    rows.extend(Row(dataset.name, dataset.set, c.name, error=message) for c in group)
+                    rows.extend(
+                        Row(dataset.name, dataset.set, c.name, error=message) for c in group
+                    )
                     continue
                 log(f"  indexed in {built.index_seconds:.1f}s {built.info}")
                 try:
@@ -335,8 +353,13 @@ def _score(
     details: Callable[[dict[str, Any]], None] | None,
     log: Callable[[str], None],
 ) -> Row:
-    row = Row(dataset.name, dataset.set, config.name, index_seconds=built.index_seconds,
-              info=dict(built.info))
+    row = Row(
+        dataset.name,
+        dataset.set,
+        config.name,
+        index_seconds=built.index_seconds,
+        info=dict(built.info),
+    )
     texts = [q.text for q in dataset.queries]
     started = time.perf_counter()
     try:
@@ -350,14 +373,20 @@ def _score(
         score = metrics.score_query(results, query.targets, dataset.hit_rule)
         row.scores.append(score)
         if details:
-            details({
-                "dataset": dataset.name, "config": config.name, "query": query.id,
-                "rank": score.rank,
-                "top": [f"{r.path}:{r.start_line}-{r.end_line}" for r in results[:3]],
-            })
+            details(
+                {
+                    "dataset": dataset.name,
+                    "config": config.name,
+                    "query": query.id,
+                    "rank": score.rank,
+                    "top": [f"{r.path}:{r.start_line}-{r.end_line}" for r in results[:3]],
+                }
+            )
     summary = metrics.aggregate(row.scores)
-    log(f"  {config.name}: MRR@10 {summary['mrr@10']:.1f} R@1 {summary['recall@1']:.1f} "
-        f"R@10 {summary['recall@10']:.1f} nDCG@10 {summary['ndcg@10']:.1f}")
+    log(
+        f"  {config.name}: MRR@10 {summary['mrr@10']:.1f} R@1 {summary['recall@1']:.1f} "
+        f"R@10 {summary['recall@10']:.1f} nDCG@10 {summary['ndcg@10']:.1f}"
+    )
     return row
 
 
@@ -447,10 +476,15 @@ def report(
         "machine": machine(),
         "settings": {**settings, "default_embedding_mode": default_mode},
         "metrics_note": "percent; MRR over the top `depth` results, the rest at 10; "
-                        "function hit rule for cosqa/csn, overlap rule for handwritten",
+        "function hit rule for cosqa/csn, overlap rule for handwritten",
         "datasets": {
-            d.name: {"set": d.set, "version": d.version, "queries": len(d.queries),
-                     "hit_rule": d.hit_rule, **({"language": d.meta["language"]} if "language" in d.meta else {})}
+            d.name: {
+                "set": d.set,
+                "version": d.version,
+                "queries": len(d.queries),
+                "hit_rule": d.hit_rule,
+                **({"language": d.meta["language"]} if "language" in d.meta else {}),
+            }
             for d in datasets
         },
         "configs": {c.name: {k: v for k, v in vars(c).items() if k != "name"} for c in configs},
@@ -476,14 +510,18 @@ def main(argv: list[str] | None = None) -> int:
         description="Measure sharc's retrieval quality on CoSQA dev, CodeSearchNet-style sets "
         "and hand-written queries (build the data first: python -m benches.quality.build)."
     )
-    parser.add_argument("--sets", default=",".join(SETS), help="comma-separated: " + ", ".join(SETS))
+    parser.add_argument(
+        "--sets", default=",".join(SETS), help="comma-separated: " + ", ".join(SETS)
+    )
     parser.add_argument("--configs", default="", help="comma-separated name patterns (fnmatch)")
     parser.add_argument("--datasets", default="", help="comma-separated dataset name patterns")
     parser.add_argument("--limit-queries", type=int, default=0, help="first N queries per dataset")
     parser.add_argument("--depth", type=int, default=DEFAULT_DEPTH, help="results per query")
     parser.add_argument("--out", type=Path, default=RESULTS_DIR / "quality.json")
     parser.add_argument("--details", type=Path, help="write per-query ranks as JSON lines")
-    parser.add_argument("--no-cache", action="store_true", help="baselines: embed without the cache")
+    parser.add_argument(
+        "--no-cache", action="store_true", help="baselines: embed without the cache"
+    )
     parser.add_argument("--list", action="store_true", help="list configurations and datasets")
     args = parser.parse_args(argv)
     _ensure_sharc_importable()
@@ -503,13 +541,20 @@ def main(argv: list[str] | None = None) -> int:
     engines = Engines(use_cache=not args.no_cache)
     details_file = args.details.open("w", encoding="utf-8") if args.details else None
     try:
-        write_detail = (lambda rec: details_file.write(json.dumps(rec) + "\n")) if details_file else None
+        write_detail = (
+            (lambda rec: details_file.write(json.dumps(rec) + "\n")) if details_file else None
+        )
         rows = evaluate(datasets, configs, engines, depth=args.depth, details=write_detail)
     finally:
         if details_file:
             details_file.close()
-    settings = {"depth": args.depth, "limit_queries": args.limit_queries or None,
-                "sets": sets, "configs": args.configs or "all", "datasets": args.datasets or "all"}
+    settings = {
+        "depth": args.depth,
+        "limit_queries": args.limit_queries or None,
+        "sets": sets,
+        "configs": args.configs or "all",
+        "datasets": args.datasets or "all",
+    }
     payload = report(rows, datasets, configs, engines, settings)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")

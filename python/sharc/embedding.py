@@ -46,7 +46,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Pooling = Literal["mean", "cls", "last"]
-Device = Literal["auto", "cpu", "cuda"]
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 CONFIG_FILE = "sharc-model.json"
@@ -231,7 +230,9 @@ def _validate_config(config: ModelConfig, where: Path) -> None:
     if not isinstance(window, int) or window < 16:
         fail(f"late_window must be an integer >= 16, not {window!r}")
     if not isinstance(config.late_overlap, int) or not 0 <= config.late_overlap < window // 4:
-        fail(f"late_overlap must be an integer in [0, late_window / 4), not {config.late_overlap!r}")
+        fail(
+            f"late_overlap must be an integer in [0, late_window / 4), not {config.late_overlap!r}"
+        )
     for name in ("query_prefix", "document_prefix", "output", "model_file", "tokenizer_file"):
         if not isinstance(getattr(config, name), str):
             fail(f"{name} must be a string")
@@ -308,7 +309,7 @@ class Embedder:
         if config.output not in outputs:
             raise ModelError(
                 f"{model_path}: the model has no output {config.output!r} (it has {outputs});"
-                f" set \"output\" in {CONFIG_FILE}"
+                f' set "output" in {CONFIG_FILE}'
             )
         self._output = config.output
 
@@ -549,7 +550,7 @@ def _pool(hidden: np.ndarray, mask: np.ndarray, pooling: Pooling) -> np.ndarray:
 def load_embedder(
     model: str | Path | None = None,
     *,
-    device: Device = "auto",
+    device: str = "auto",
     providers: Sequence[Any] | None = None,
     quantized: bool | None = None,
     threads: int | None = None,
@@ -598,13 +599,20 @@ def load_embedder(
     tokenizer = _load_tokenizer(tokenizer_path, config.tokenizer_sha256, default)
     chosen = _choose_providers(device, providers)
     on_gpu = _provider_name(chosen[0]) != "CPUExecutionProvider"
+    automatic = quantized is None
     if quantized is None:
         quantized = default and not on_gpu and _quantizer_available()
     model_bytes = _read_model(model_path, config.model_sha256, default)
     if quantized:
-        model_path, model_bytes = _quantized_model(
-            model_path, model_bytes, config.model_sha256, cache_dir=None
-        )
+        try:
+            model_path, model_bytes = _quantized_model(
+                model_path, model_bytes, config.model_sha256, cache_dir=None
+            )
+        except ModelError as error:
+            if not automatic:
+                raise
+            log.warning("using the original model: %s", error)
+            quantized = False
     session = _create_session(model_path, model_bytes, chosen, threads)
     return Embedder(config, session, tokenizer, model_path=model_path, quantized=quantized)
 
@@ -724,9 +732,10 @@ def physical_cores() -> int:
     for cpu in cpus:
         topology = f"/sys/devices/system/cpu/cpu{cpu}/topology/"
         try:
-            with open(topology + "physical_package_id") as package, open(
-                topology + "core_id"
-            ) as core:
+            with (
+                open(topology + "physical_package_id") as package,
+                open(topology + "core_id") as core,
+            ):
                 cores.add((package.read().strip(), core.read().strip()))
         except OSError:
             cores.add(("cpu", str(cpu)))
@@ -843,7 +852,9 @@ def _quantize(data: bytes, source: Path, workdir: Path) -> bytes:
             )
         return Path(scratch).read_bytes()
     except Exception as error:
-        raise ModelError(f"quantizing {source} failed ({error}); load with quantized=False") from error
+        raise ModelError(
+            f"quantizing {source} failed ({error}); load with quantized=False"
+        ) from error
     finally:
         Path(scratch).unlink(missing_ok=True)
 

@@ -449,6 +449,8 @@ class Index:
                         result, removed, added,
                     )
                 report("chunking", files_done=min(start + len(batch), total), files_total=total)
+            if is_cancelled():
+                raise CancelledError("indexing cancelled; the index keeps its previous state")
             manifest.set_meta("generation", str(manifest.generation() + 1))
             manifest.commit()
         except BaseException:

@@ -7,10 +7,12 @@ the indexed terms are exactly the Rust tokens. Queries go through the same funct
 built as term queries, never parsed, so no user input can make a query fail.
 
 Fields: `symbol` (the symbol name and its qualified name) weighs most, then `path` (the path's
-components), then `body` (header and code). A query token that is a whole identifier
-(`getuserbyid`, followed in the token list by its parts) weighs more than its parts, so the
-definition of `getUserById` outranks chunks that only mention its words. Only chunk ids are
-stored; the code lives in the SQLite manifest.
+components), then `body` (header and code). In a query, a whole identifier (`getuserbyid`,
+followed in the token list by its parts) weighs more than a plain word, and its parts much less,
+so the definition of `getUserById` comes first, then its callers, then code that merely shares
+its words. A snake_case identifier is also indexed under a `~` spelling without underscores, so
+`getUserById` finds `get_user_by_id` too (a little weaker than its own spelling). Only chunk ids
+are stored; the code lives in the SQLite manifest.
 
 Many readers may open the index while one writer holds tantivy's lock; a reader sees new commits
 after `reload()`.

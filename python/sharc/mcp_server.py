@@ -15,7 +15,8 @@ included) before it is checked, so neither can lead out of a root; a path inside
 for that root (and scopes `search_code` to the path).
 
 Environment: `SHARC_CACHE_DIR` moves the indexes; `SHARC_WATCH_DEBOUNCE` sets the watcher's
-quiet period in seconds (default 2).
+quiet period in seconds (default 2); `SHARC_KEYWORD_ONLY=1` serves keyword (BM25) search only,
+without loading the embedding model (fast indexing; identifiers rather than questions).
 """
 
 from __future__ import annotations
@@ -95,9 +96,12 @@ class AllowedRoots:
 class SharcService:
     """The state behind the tools: one `LiveIndex` per root, created on first use."""
 
-    def __init__(self, roots: Sequence[str | os.PathLike[str]], *, debounce: float) -> None:
+    def __init__(
+        self, roots: Sequence[str | os.PathLike[str]], *, debounce: float, embed: bool = True
+    ) -> None:
         self.allowed = AllowedRoots(roots)
         self.debounce = debounce
+        self.embed = embed
         self._live: dict[Path, LiveIndex] = {}
         self._lock = threading.Lock()
 
@@ -124,6 +128,7 @@ class SharcService:
                     root,
                     ignore_patterns=ignore_patterns,
                     custom_extensions=custom_extensions,
+                    embed=self.embed,
                     debounce=self.debounce,
                 )
                 self._live[root] = live
@@ -138,12 +143,17 @@ class SharcService:
 
 
 def build_server(
-    roots: Sequence[str | os.PathLike[str]], *, debounce: float | None = None
+    roots: Sequence[str | os.PathLike[str]],
+    *,
+    debounce: float | None = None,
+    embed: bool | None = None,
 ) -> tuple[MCPServer, SharcService]:
     """The MCP server with sharc's tools, and the service it closes on shutdown."""
     if debounce is None:
         debounce = float(os.environ.get("SHARC_WATCH_DEBOUNCE", DEFAULT_DEBOUNCE))
-    service = SharcService(roots, debounce=debounce)
+    if embed is None:
+        embed = os.environ.get("SHARC_KEYWORD_ONLY", "").lower() in ("", "0", "false", "no")
+    service = SharcService(roots, debounce=debounce, embed=embed)
     server = MCPServer("sharc", instructions=INSTRUCTIONS)
 
     def resolve(path: str) -> tuple[Path, Path]:
@@ -223,7 +233,10 @@ def build_server(
         status = await anyio.to_thread.run_sync(live.status)
         try:
             response = await anyio.to_thread.run_sync(
-                lambda: live.search(query, limit=limit, extensions=extensions, path_prefix=prefix)
+                lambda: live.search(
+                    query, limit=limit, extensions=extensions, path_prefix=prefix,
+                    mode="hybrid" if service.embed else "keyword",
+                )
             )
         except NotIndexedError as error:
             if status.busy or status.other_process:

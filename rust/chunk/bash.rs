@@ -1,14 +1,14 @@
-//! bash: placeholder.
+//! Bash: function definitions are chunks; the rest of the script is module code.
 
 use tree_sitter::Node;
 
-use super::spec::{Context, Role, Spec};
+use super::spec::{name_of, Context, Role, Spec, Symbol};
 use super::text::Source;
 
 pub(crate) static SPEC: Spec = Spec {
-    comment: "//",
+    comment: "#",
     classify,
-    leading: &[],
+    leading: &["comment"],
     decorators: &[],
     decorator_holders: &[],
     elision: "{ ... }",
@@ -16,6 +16,12 @@ pub(crate) static SPEC: Spec = Spec {
     outer_first: false,
 };
 
-fn classify<'t>(_node: Node<'t>, _source: &Source, _context: Context) -> Role<'t> {
-    Role::Code
+fn classify<'t>(node: Node<'t>, source: &Source, _context: Context) -> Role<'t> {
+    match node.kind() {
+        "function_definition" => {
+            Symbol::role("function", name_of(node, source), node.child_by_field_name("body"))
+        }
+        "ERROR" => Role::Transparent,
+        _ => Role::Code,
+    }
 }

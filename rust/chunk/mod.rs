@@ -444,8 +444,9 @@ struct Draft<'t> {
 }
 
 /// A class-level chunk being assembled from its members.
-struct ClassBuilder {
+struct ClassBuilder<'t> {
     draft: usize,
+    body: Option<Node<'t>>,
     start: usize,
     end: usize,
     header_end: usize,
@@ -476,7 +477,7 @@ struct Chunker<'s, 't> {
     max_chars: usize,
     frames: Vec<Frame>,
     drafts: Vec<Draft<'t>>,
-    builders: Vec<ClassBuilder>,
+    builders: Vec<ClassBuilder<'t>>,
     run: Option<Run>,
     /// Every byte before this is in a chunk already; code after a symbol starts here.
     consumed: usize,
@@ -560,6 +561,17 @@ impl<'s, 't> Chunker<'s, 't> {
                 true
             };
             if attachable {
+                // A comment after code on the same line trails that code.
+                if child.is_named() && leading.is_empty() {
+                    if let Some(last) = items.last_mut() {
+                        if self.source.last_line_of(last.start, last.end)
+                            == self.source.line_of(child.start_byte())
+                        {
+                            last.end = last.end.max(child.end_byte());
+                            continue;
+                        }
+                    }
+                }
                 if let Some(last) = leading.last() {
                     if !self.adjacent(*last, child) {
                         self.flush_leading(&mut leading, &mut items, frame);
@@ -720,7 +732,7 @@ impl<'s, 't> Chunker<'s, 't> {
     /// Plain code: verbatim in its class chunk, or part of a module run.
     fn code(&mut self, start: usize, end: usize, frame: usize) {
         let (start, end) = self.fit(start, end);
-        if start >= end || is_trivial(self.source.slice(start, end)) {
+        if start >= end || is_trivial(self.source.slice(start, end), self.spec.comment) {
             return;
         }
         self.consumed = end;
@@ -996,6 +1008,7 @@ impl<'s, 't> Chunker<'s, 't> {
             self.drafts.push(draft);
             self.builders.push(ClassBuilder {
                 draft: self.drafts.len() - 1,
+                body: container.body,
                 start,
                 end,
                 header_end,
@@ -1022,6 +1035,17 @@ impl<'s, 't> Chunker<'s, 't> {
         let (start, end, header_end) = (builder.start, builder.end, builder.header_end);
         let draft = builder.draft;
         let source = self.source;
+        if !members.iter().any(|m| matches!(m, Member::Summary { .. })) {
+            // Nothing elided: the class chunk is the source as written.
+            self.drafts[draft].body = Body::Range {
+                start,
+                end,
+                body: builder.body,
+                cuts: Vec::new(),
+            };
+            self.consumed = self.consumed.max(end);
+            return;
+        }
         let mut text = String::new();
         let mut lines: Vec<u32> = Vec::new();
         let mut add = |piece: &str, first_line: usize, text: &mut String| {

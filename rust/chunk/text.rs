@@ -55,6 +55,10 @@ impl<'s> Source<'s> {
     /// separates it from the line boundary, so chunks keep their indentation and terminators.
     pub fn widen(&self, start: usize, end: usize) -> (usize, usize) {
         let bytes = self.bytes();
+        let mut end = end.min(bytes.len());
+        while end > start && bytes[end - 1].is_ascii_whitespace() {
+            end -= 1;
+        }
         let line_start = self.line_start(start);
         let new_start = if bytes[line_start..start]
             .iter()
@@ -64,24 +68,24 @@ impl<'s> Source<'s> {
         } else {
             start
         };
-        if end == 0 || end > bytes.len() {
-            return (new_start, end.min(bytes.len()));
+        if end <= start {
+            return (new_start, new_start);
         }
-        // A span ending with its newline stays on its own last line.
-        if bytes[end - 1] == b'\n' {
-            return (new_start, end - 1);
-        }
-        let line_end = self.line_end(end);
+        let line_end = self.line_end(end - 1);
         let rest = &bytes[end..line_end];
         let new_end = if rest
             .iter()
             .all(|b| matches!(b, b' ' | b'\t' | b'\r' | b';' | b',' | b':'))
         {
-            line_end - usize::from(line_end > end && bytes[line_end - 1] == b'\r')
+            let mut trimmed = line_end;
+            while trimmed > end && bytes[trimmed - 1].is_ascii_whitespace() {
+                trimmed -= 1;
+            }
+            trimmed
         } else {
             end
         };
-        (new_start, new_end.max(new_start))
+        (new_start, new_end)
     }
 
     /// The whitespace before `pos` on its line, when nothing else precedes it there.
@@ -155,11 +159,18 @@ pub(crate) fn dedent<'a>(text: &'a str, indent: &str) -> Cow<'a, str> {
 /// Closing keywords that carry nothing on their own.
 const CLOSERS: &[&str] = &["end", "#endif", "#else", "fi", "done", "esac", "endif"];
 
-/// Whether `text` holds nothing worth a chunk: only brackets, separators and closing keywords.
-pub(crate) fn is_trivial(text: &str) -> bool {
-    text.split(|c: char| c.is_whitespace() || "{}()[];,:".contains(c))
-        .filter(|word| !word.is_empty())
-        .all(|word| CLOSERS.contains(&word))
+/// Whether `text` holds nothing worth a chunk: only brackets, separators and closing
+/// keywords, each line perhaps followed by a comment (`}  // namespace x`, `end # Foo`).
+pub(crate) fn is_trivial(text: &str, comment: &str) -> bool {
+    text.lines().all(|line| {
+        let code = match line.find(comment) {
+            Some(at) if !line[..at].trim().is_empty() => &line[..at],
+            _ => line,
+        };
+        code.split(|c: char| c.is_whitespace() || "{}()[];,:".contains(c))
+            .filter(|word| !word.is_empty())
+            .all(|word| CLOSERS.contains(&word))
+    })
 }
 
 #[cfg(test)]
@@ -183,7 +194,7 @@ mod tests {
         let start = source.text.find("fn").unwrap();
         let end = source.text.find("};").unwrap() + 1;
         let (s, e) = source.widen(start, end);
-        assert_eq!(&source.text[s..e], "  fn f() {}; ");
+        assert_eq!(&source.text[s..e], "  fn f() {};");
     }
 
     #[test]
@@ -191,8 +202,10 @@ mod tests {
         assert_eq!(collapse("def  f(\n a,\n b):", 100), "def f( a, b):");
         assert_eq!(collapse("abcdef", 3), "abc…");
         assert_eq!(dedent("  a\n    b\nc", "  "), "a\n  b\nc");
-        assert!(is_trivial("  });\nend"));
-        assert!(!is_trivial("x = 1"));
+        assert!(is_trivial("  });\nend", "#"));
+        assert!(is_trivial("}  // namespace x", "//"));
+        assert!(!is_trivial("// a comment", "//"));
+        assert!(!is_trivial("x = 1", "//"));
         assert_eq!(char_len("héllo"), 5);
     }
 }

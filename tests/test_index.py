@@ -1,0 +1,268 @@
+"""The index end to end: the real model, real usearch, real tantivy, on a small real repository."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import pytest
+
+import sharc
+from sharc.index import Index
+
+
+def _open(repo: Path, tmp_path: Path, **settings: object) -> Index:
+    return sharc.Index.open(repo, index_dir=tmp_path / "index", **settings)  # type: ignore[arg-type]
+
+
+def _top(index: Index, query: str, **options: object) -> str:
+    results = index.search(query, limit=5, **options)  # type: ignore[arg-type]
+    assert results, f"no results for {query!r}"
+    return results[0].symbol
+
+
+@pytest.fixture
+def built(small_repo: Path, tmp_path: Path) -> Index:
+    index = _open(small_repo, tmp_path)
+    index.update()
+    return index
+
+
+def test_natural_language_and_identifier_queries_find_the_definition(built: Index) -> None:
+    assert _top(built, "hash a password with a salt") == "hash_password"
+    assert _top(built, "retry an action with exponential backoff") == "retry_with_backoff"
+    assert _top(built, "TaskStore") == "TaskStore"
+    assert _top(built, "verify_password") == "verify_password"
+    assert _top(built, "NewQueue") == "NewQueue"
+    response = built.search("delete a task from the database", limit=3)
+    assert response.arms == ("keyword", "semantic")
+    assert response.complete
+    first = response[0]
+    assert first.symbol == "delete_task" and first.kind == "method"
+    assert first.location == f"taskboard/storage.py:{first.start_line}-{first.end_line}"
+    assert 0 < first.score <= 1
+    assert "def delete_task" in first.code and "Context:" in first.header
+
+
+def test_filters_and_modes(built: Index) -> None:
+    go_only = built.search("push a message on the queue", languages=["go"], limit=5)
+    assert go_only and all(r.language == "go" for r in go_only)
+    under = built.search("task", path_prefix="taskboard/", limit=10)
+    assert under and all(r.path.startswith("taskboard/") for r in under)
+    by_ext = built.search("task", extensions=[".ts"], limit=10)
+    assert all(r.path.endswith(".ts") for r in by_ext)
+    keyword = built.search("verify_password", mode="keyword")
+    assert keyword.arms == ("keyword",) and keyword[0].symbol == "verify_password"
+    semantic = built.search("check a password against its stored hash", mode="semantic")
+    assert semantic.arms == ("semantic",)
+    assert built.search("   ").results == []
+    for hostile in ['"', "AND OR (", "::", "a:b", "ü" * 50, "x" * 5000]:
+        built.search(hostile)
+
+
+def test_results_are_spread_across_files(built: Index) -> None:
+    results = built.search("task", limit=6)
+    paths = [r.path for r in results]
+    assert max(paths.count(p) for p in set(paths)) <= 2
+
+
+def test_edits_additions_deletions_and_renames_follow(small_repo: Path, tmp_path: Path) -> None:
+    index = _open(small_repo, tmp_path)
+    first = index.update()
+    assert first.files_added > 10 and first.chunks_embedded > 20
+
+    noop = index.update()
+    assert (noop.files_added, noop.files_changed, noop.files_deleted) == (0, 0, 0)
+    assert noop.chunks_embedded == 0
+
+    auth = small_repo / "taskboard" / "auth.py"
+    auth.write_text(auth.read_text() + textwrap.dedent('''
+
+        def revoke_session_token(token: str, revoked: set[str]) -> None:
+            """Invalidate a session token so it can no longer be used to log in."""
+            revoked.add(token)
+            return None
+        '''))
+    (small_repo / "taskboard" / "labels.py").write_text(textwrap.dedent('''
+        def colour_for_label(label: str) -> str:
+            """Pick a stable display colour for a task label."""
+            palette = ["red", "green", "blue", "orange"]
+            return palette[sum(map(ord, label)) % len(palette)]
+        '''))
+    (small_repo / "taskboard" / "scheduler.py").unlink()
+    (small_repo / "notifier" / "queue.go").rename(small_repo / "notifier" / "message_queue.go")
+
+    changed = index.update()
+    assert changed.files_changed == 1 and changed.files_deleted == 2 and changed.files_added == 2
+    # Only the new symbol and the renamed file's chunks are embedded again, not the whole repo.
+    assert 0 < changed.chunks_embedded < first.chunks_embedded / 2
+
+    assert _top(index, "revoke a session token") == "revoke_session_token"
+    assert _top(index, "colour_for_label") == "colour_for_label"
+    assert all(r.path != "taskboard/scheduler.py" for r in index.search("retry_with_backoff", limit=10))
+    assert index.search("NewQueue")[0].path == "notifier/message_queue.go"
+    stats = index.stats()
+    assert stats.files == first.files_added and stats.chunks == stats.embedded_chunks
+
+
+def test_ids_are_stable_and_overwrite(small_repo: Path, tmp_path: Path) -> None:
+    index = _open(small_repo, tmp_path)
+    index.update()
+    before = index.stats().chunks
+    storage = small_repo / "taskboard" / "storage.py"
+    storage.write_text(storage.read_text().replace("def delete_task", "def delete_task_by_id"))
+    index.update()
+    assert index.stats().chunks == before
+    assert index.search("delete_task_by_id")[0].symbol == "delete_task_by_id"
+
+
+def test_keyword_only_index_answers_and_later_gains_vectors(small_repo: Path, tmp_path: Path) -> None:
+    index = _open(small_repo, tmp_path)
+    index.update(embed=False)
+    response = index.search("hash_password")
+    assert response.arms == ("keyword",) and response[0].symbol == "hash_password"
+    index.update()
+    assert index.search("hash_password").arms == ("keyword", "semantic")
+
+
+def test_cancel_keeps_the_previous_state(small_repo: Path, tmp_path: Path) -> None:
+    index = _open(small_repo, tmp_path)
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(sharc.CancelledError):
+        index.update(cancel=cancel)
+    index.update(embed=False)
+    (small_repo / "taskboard" / "auth.py").unlink()
+
+    def cancel_during_chunking(progress: sharc.Progress) -> None:
+        if progress.phase == "walking":
+            cancel.set()
+
+    with pytest.raises(sharc.CancelledError):
+        index.update(progress=cancel_during_chunking, cancel=cancel)
+    # The cancelled update committed nothing: auth.py is still indexed.
+    assert index.search("hash_password", mode="keyword")[0].path == "taskboard/auth.py"
+
+
+def test_one_writer_at_a_time(small_repo: Path, tmp_path: Path) -> None:
+    index = _open(small_repo, tmp_path)
+    index.update(embed=False)
+    lock = index._writer_lock()
+    lock.acquire()
+    try:
+        with pytest.raises(sharc.IndexLockedError, match="one writer at a time"):
+            _open(small_repo, tmp_path).update(embed=False)
+        # Readers keep working while the writer holds the lock.
+        assert _open(small_repo, tmp_path).search("hash_password", mode="keyword")
+    finally:
+        lock.release()
+
+
+def test_search_before_indexing_and_corrupt_files_give_clear_errors(
+    small_repo: Path, tmp_path: Path
+) -> None:
+    with pytest.raises(sharc.NotIndexedError):
+        _open(small_repo, tmp_path).search("anything")
+    index = _open(small_repo, tmp_path)
+    index.update()
+    (tmp_path / "index" / "vectors.usearch").write_bytes(b"garbage" * 100)
+    with pytest.raises(sharc.IndexCorruptError):
+        _open(small_repo, tmp_path).search("hash a password", mode="semantic")
+    # An update repairs the derived stores from the manifest.
+    index.update()
+    assert _top(_open(small_repo, tmp_path), "hash a password with a salt") == "hash_password"
+    (tmp_path / "index" / "manifest.sqlite").write_bytes(b"not a database" * 1000)
+    with pytest.raises(sharc.IndexCorruptError):
+        _open(small_repo, tmp_path).search("hash")
+
+
+def test_newer_format_is_refused(small_repo: Path, tmp_path: Path) -> None:
+    import sqlite3
+
+    index = _open(small_repo, tmp_path)
+    index.update(embed=False)
+    with sqlite3.connect(tmp_path / "index" / "manifest.sqlite") as connection:
+        connection.execute("UPDATE meta SET value = '99' WHERE key = 'format_version'")
+    with pytest.raises(sharc.IndexVersionError):
+        _open(small_repo, tmp_path).search("hash")
+
+
+KILLER = """
+import sys, sharc
+index = sharc.Index.open(sys.argv[1], index_dir=sys.argv[2])
+def progress(p):
+    if p.phase == sys.argv[3]:
+        print("ready", flush=True)
+        import time; time.sleep(60)
+index.update(progress=progress)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("phase", ["chunking", "keyword", "embedding"])
+def test_kill_9_during_indexing_leaves_a_usable_index(
+    small_repo: Path, tmp_path: Path, phase: str
+) -> None:
+    index = _open(small_repo, tmp_path)
+    index.update()
+    # Change the tree, then kill a writer in the middle of indexing the change.
+    (small_repo / "taskboard" / "auth.py").unlink()
+    (small_repo / "taskboard" / "labels.py").write_text(
+        "def colour_for_label(label):\n    palette = ['red', 'green']\n    return palette[len(label) % 2]\n"
+    )
+    with subprocess.Popen(
+        [sys.executable, "-c", KILLER, str(small_repo), str(tmp_path / "index"), phase],
+        stdout=subprocess.PIPE, text=True,
+    ) as process:
+        assert process.stdout is not None
+        assert process.stdout.readline().strip() == "ready"
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+
+    reader = _open(small_repo, tmp_path)
+    # Old or new state: the index opens and answers, and every hit is a file it knows.
+    known = {r.path for r in reader.search("password", limit=20)}
+    assert known and all((small_repo / p).exists() or p == "taskboard/auth.py" for p in known)
+    report = _open(small_repo, tmp_path).update()
+    assert report.errors == []
+    repaired = _open(small_repo, tmp_path)
+    assert all(r.path != "taskboard/auth.py" for r in repaired.search("hash_password", limit=10))
+    assert _top(repaired, "colour_for_label") == "colour_for_label"
+    stats = repaired.stats()
+    assert stats.chunks == stats.embedded_chunks
+
+
+def test_clear_removes_the_index(built: Index) -> None:
+    built.clear()
+    assert not built.exists
+    with pytest.raises(sharc.NotIndexedError):
+        built.search("x")
+
+
+def test_concurrent_searches_from_threads(built: Index) -> None:
+    errors: list[BaseException] = []
+
+    def worker() -> None:
+        try:
+            for _ in range(5):
+                assert built.search("hash a password")[0].symbol == "hash_password"
+        except BaseException as error:  # noqa: BLE001
+            errors.append(error)
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+
+
+def test_index_lives_outside_the_repository(small_repo: Path) -> None:
+    index = sharc.Index.open(small_repo)
+    assert small_repo.resolve() not in index.index_dir.resolve().parents
+    assert Path(os.environ["SHARC_CACHE_DIR"]) in index.index_dir.parents
