@@ -304,7 +304,9 @@ impl PathFilter {
             max_file_size,
             ..WalkOptions::default()
         };
-        Ok(PathFilter { inner: walker::Filter::new(&root, &options)? })
+        Ok(PathFilter {
+            inner: walker::Filter::new(&root, &options)?,
+        })
     }
 
     /// None when the walk would index `relative_path`, else `(reason code, detail)`.

@@ -390,6 +390,30 @@ def test_runner_records_a_failed_build_and_goes_on(tmp_path: Path) -> None:
     assert run.summarize_sets(rows)["cosqa"]["sharc:keyword"]["errors"]
 
 
+def test_runner_reuses_cached_indexes_with_their_cold_time(tmp_path: Path) -> None:
+    class Persistent(FakeIndex):
+        def __init__(self, root, *, index_dir, embedding_mode) -> None:  # type: ignore[no-untyped-def]
+            super().__init__(root, index_dir=index_dir, embedding_mode=embedding_mode)
+            self.index_dir = Path(index_dir)
+
+        def update(self, *, embed: bool = True):  # type: ignore[no-untyped-def]
+            self.index_dir.mkdir(parents=True, exist_ok=True)
+            (self.index_dir / "manifest.sqlite").touch()
+            return super().update(embed=embed)
+
+    dataset = Dataset(
+        "csn/demo", "csn", tmp_path, "function", [Query("q", "x", (Target("a.py", 1, 3),))]
+    )
+    configs = [run.Config("sharc:keyword", "sharc", None, "keyword")]
+    engines = run.Engines(index_factory=Persistent, index_cache=tmp_path / "indexes")
+    first = run.evaluate([dataset], configs, engines, log=lambda message: None)[0]
+    assert "index_reused" not in first.info
+    assert (tmp_path / "indexes" / "csn__demo" / "keyword.build.json").is_file()
+    second = run.evaluate([dataset], configs, engines, log=lambda message: None)[0]
+    assert second.info["index_reused"] is True
+    assert second.index_seconds == pytest.approx(first.index_seconds)
+
+
 class FakeEmbedder:
     """Bag-of-words vectors over a tiny vocabulary: enough to rank deterministically."""
 

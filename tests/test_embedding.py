@@ -227,14 +227,23 @@ def test_semantic_sanity(which: str, request: pytest.FixtureRequest) -> None:
     assert query @ json_loader > query @ socket_sender + 0.1
 
 
-@pytest.mark.parametrize("which", ["embedder", "original"])
-def test_batching_restores_order(which: str, request: pytest.FixtureRequest) -> None:
-    model: Embedder = request.getfixturevalue(which)
+@pytest.mark.parametrize("quantized", [True, False])
+def test_batching_restores_order(cache_dir: Path, quantized: bool) -> None:
+    # Length-sorted, padded batches (the GPU default; on CPU only when asked for). The int8
+    # copy runs one sequence per call regardless: its activation scale spans the batch.
+    model = load_embedder(device="cpu", quantized=quantized, batch_tokens=2048)
     text, spans = stdlib_functions("textwrap")
     texts = [text[s.start : s.end] for s in spans] + ["x = 1", "", JSON_LOADER * 12]
     together = model.embed_documents(texts)
     alone = np.vstack([model.embed_documents([t]) for t in texts])
     np.testing.assert_allclose(together, alone, atol=1e-4)
+
+
+def test_one_sequence_per_call_on_cpu(embedder: Embedder) -> None:
+    texts = [JSON_LOADER, SOCKET_SENDER, RETRY, "x = 1"]
+    together = embedder.embed_documents(texts)
+    np.testing.assert_array_equal(together, embedder.embed_documents(texts[::-1])[::-1])
+    np.testing.assert_array_equal(together[1:2], embedder.embed_documents([SOCKET_SENDER]))
 
 
 def test_quantized_copy_stays_close_to_the_original(embedder: Embedder, original: Embedder) -> None:

@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-
 from sharc.errors import NotIndexedError
 from sharc.live import LiveIndex, LiveStatus
 
@@ -151,6 +150,7 @@ def test_sync_during_a_job_runs_one_more_pass_after_it(
     assert top_paths(live, "arrived_late")[0] == "taskboard/late.py"
 
 
+@pytest.mark.slow
 def test_cancel_stops_a_long_job_within_a_second(
     repo: Path, make_live: Callable[..., LiveIndex]
 ) -> None:
@@ -167,6 +167,7 @@ def test_cancel_stops_a_long_job_within_a_second(
     assert live.wait(120).state == "ready"
 
 
+@pytest.mark.slow
 def test_another_process_holding_the_writer_lock(
     repo: Path, make_live: Callable[..., LiveIndex], tmp_path: Path
 ) -> None:
@@ -321,6 +322,7 @@ def test_clear_cancels_indexing_and_deletes_the_index(
         live.search("compute_value_1")
 
 
+@pytest.mark.slow
 def test_real_model_search_while_ready(repo: Path, make_live: Callable[..., LiveIndex]) -> None:
     live = make_live(repo, embed=True)
     live.start()

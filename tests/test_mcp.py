@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
+import subprocess
 import sys
 import textwrap
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import anyio
 import pytest
@@ -19,8 +21,8 @@ import pytest
 pytest.importorskip("mcp")
 pytest.importorskip("watchfiles")
 
-from mcp import Client  # noqa: E402
-from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
 
 FIXTURE = Path(__file__).parent / "fixtures" / "repo_small"
 TOOLS = {
@@ -63,20 +65,24 @@ async def connect(roots: list[Path], env: dict[str, str]) -> AsyncIterator[Clien
     )
     logs = Path(env["SHARC_CACHE_DIR"]).parent
     number = len(list(logs.glob("server-*.log")))
-    with open(logs / f"server-{number}.log", "w") as errlog:
+    with _open_log(logs / f"server-{number}.log") as errlog:
         async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=120) as client:
             yield client
+
+
+def _open_log(path: Path) -> TextIO:
+    return open(path, "w")
 
 
 async def call(client: Client, tool: str, **arguments: Any) -> str:
     result = await client.call_tool(tool, arguments)
     text = "\n".join(c.text for c in result.content if getattr(c, "type", "") == "text")
     if result.is_error:
-        raise ToolFailed(text)
+        raise ToolCallError(text)
     return text
 
 
-class ToolFailed(Exception):
+class ToolCallError(Exception):
     pass
 
 
@@ -85,17 +91,17 @@ async def status_of(client: Client, root: Path) -> dict[str, Any]:
     return json.loads(text.split("\n", 1)[1])
 
 
-async def until(check: Callable[[], Awaitable[Any]], timeout: float = 60.0) -> Any:
-    deadline = time.monotonic() + timeout
+async def until(check: Callable[[], Awaitable[Any]], within: float = 60.0) -> Any:
+    deadline = time.monotonic() + within
     while time.monotonic() < deadline:
         value = await check()
         if value:
             return value
         await anyio.sleep(0.2)
-    raise AssertionError(f"condition not met within {timeout} s")
+    raise AssertionError(f"condition not met within {within} s")
 
 
-async def index_and_wait(client: Client, root: Path, timeout: float = 90.0) -> dict[str, Any]:
+async def index_and_wait(client: Client, root: Path, within: float = 90.0) -> dict[str, Any]:
     started = time.monotonic()
     text = await call(client, "index_codebase", path=str(root))
     assert time.monotonic() - started < 5.0, "index_codebase must return at once"
@@ -105,7 +111,7 @@ async def index_and_wait(client: Client, root: Path, timeout: float = 90.0) -> d
         status = await status_of(client, root)
         return status if status["state"] == "ready" else None
 
-    return await until(ready, timeout)
+    return await until(ready, within)
 
 
 def first_location(text: str) -> str:
@@ -113,6 +119,18 @@ def first_location(text: str) -> str:
         if line.startswith("1. Location "):
             return line.split()[2]
     raise AssertionError(f"no results in:\n{text}")
+
+
+def generate(root: Path, count: int) -> None:
+    package = root / "generated"
+    package.mkdir()
+    for number in range(count):
+        (package / f"module_{number:05d}.py").write_text(
+            f"def compute_value_{number}(items):\n"
+            f"    '''Scale and sum batch {number}.'''\n"
+            f"    return sum(i * {number % 7 + 1} for i in items)\n\n\n"
+            f"class Handler{number}:\n    def handle(self, request):\n        return {number}\n"
+        )
 
 
 def run(main: Callable[[], Awaitable[None]]) -> None:
@@ -137,6 +155,7 @@ def test_tools_keep_claude_contexts_names_and_parameters(
     run(main)
 
 
+@pytest.mark.slow
 def test_index_poll_search_and_read_a_chunk(repo: Path, model_env: dict[str, str]) -> None:
     async def main() -> None:
         async with connect([repo], model_env) as client:
@@ -174,6 +193,9 @@ def test_index_poll_search_and_read_a_chunk(repo: Path, model_env: dict[str, str
                                location="taskboard/auth.py:12-16", contextLines=1)
             assert chunk.splitlines()[0].startswith("Location taskboard/auth.py:12-16")
             assert len(chunk.splitlines()) == 1 + 5 + 2
+            whole = await call(client, "get_chunk", path=str(repo), location="web/src/api.ts")
+            source = (repo / "web" / "src" / "api.ts").read_text()
+            assert len(whole.splitlines()) == 1 + len(source.splitlines())
 
     run(main)
 
@@ -227,18 +249,11 @@ def test_watcher_updates_results_and_the_syntax_guard_keeps_old_ones(
     run(main)
 
 
+@pytest.mark.slow
 def test_clear_index_cancels_a_long_indexing_within_a_second(
     repo: Path, server_env: dict[str, str]
 ) -> None:
-    package = repo / "generated"
-    package.mkdir()
-    for number in range(3000):
-        (package / f"module_{number:05d}.py").write_text(
-            f"def compute_value_{number}(items):\n"
-            f"    '''Scale and sum batch {number}.'''\n"
-            f"    return sum(i * {number % 7 + 1} for i in items)\n\n\n"
-            f"class Handler{number}:\n    def handle(self, request):\n        return {number}\n"
-        )
+    generate(repo, 3000)
 
     async def main() -> None:
         async with connect([repo], server_env) as client:
@@ -257,8 +272,29 @@ def test_clear_index_cancels_a_long_indexing_within_a_second(
             assert "Cleared" in text
             status = await status_of(client, repo)
             assert status["state"] == "not_indexed" and status["watching"] is False
-            with pytest.raises(ToolFailed, match="index_codebase"):
+            with pytest.raises(ToolCallError, match="index_codebase"):
                 await call(client, "search_code", path=str(repo), query="compute_value_7")
+
+    run(main)
+
+
+@pytest.mark.slow
+def test_search_answers_while_vectors_are_still_being_computed(
+    repo: Path, model_env: dict[str, str]
+) -> None:
+    generate(repo, 1500)
+
+    async def main() -> None:
+        async with connect([repo], model_env) as client:
+            await call(client, "index_codebase", path=str(repo))
+
+            async def embedding() -> bool:
+                return (await status_of(client, repo))["phase"] == "embedding"
+
+            await until(embedding, 60)
+            text = await call(client, "search_code", path=str(repo), query="compute_value_777")
+            assert first_location(text).startswith("generated/module_00777.py:")
+            assert "indexing is still running" in text
 
     run(main)
 
@@ -283,7 +319,7 @@ def test_paths_outside_the_roots_are_refused(
                 ("get_chunk", {"path": str(repo), "location": "escape/secret.py:1"}),
             ]
             for tool, arguments in attempts:
-                with pytest.raises(ToolFailed, match="PathNotAllowedError") as refused:
+                with pytest.raises(ToolCallError, match="PathNotAllowedError") as refused:
                     await call(client, tool, **arguments)
                 assert "outside the roots" in str(refused.value)
                 assert "do-not-read" not in str(refused.value)
@@ -311,6 +347,7 @@ def test_progress_notifications_while_waiting(repo: Path, server_env: dict[str, 
     run(main)
 
 
+@pytest.mark.slow
 def test_two_servers_share_one_index(repo: Path, server_env: dict[str, str]) -> None:
     async def main() -> None:
         async with connect([repo], server_env) as first, connect([repo], server_env) as second:
@@ -328,5 +365,65 @@ def test_two_servers_share_one_index(repo: Path, server_env: dict[str, str]) -> 
             # One wrote, the other saw the lock (or found the work done): both share one index.
             statuses = [await status_of(c, repo) for c in (first, second)]
             assert statuses[0]["files"] == statuses[1]["files"] > 0
+
+    run(main)
+
+
+def test_streamable_http_transport(repo: Path, server_env: dict[str, str], tmp_path: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {**os.environ, **server_env}
+    with open(tmp_path / "http.log", "w") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "sharc.mcp_server", "--http", "--port", str(port), str(repo)],
+            env=env, stdout=log, stderr=log,
+        )
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                    break
+                except OSError:
+                    assert process.poll() is None, (tmp_path / "http.log").read_text()
+                    assert time.monotonic() < deadline, "the HTTP server did not start"
+                    time.sleep(0.2)
+
+            async def main() -> None:
+                async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+                    text = await call(client, "index_codebase", path=str(repo), waitSeconds=60)
+                    assert "up to date" in text
+                    text = await call(client, "search_code", path=str(repo),
+                                      query="renderTaskList", limit=1)
+                    assert first_location(text).startswith("web/src/components/TaskList.ts:")
+
+            run(main)
+        finally:
+            process.terminate()
+            process.wait(timeout=10)
+
+
+def test_a_new_server_syncs_an_existing_index_at_start(
+    repo: Path, server_env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sharc.index import Index
+
+    monkeypatch.setenv("SHARC_CACHE_DIR", server_env["SHARC_CACHE_DIR"])
+    index = Index.open(repo)
+    index.update(embed=False)
+    index.close()
+    # Changed while no server ran.
+    (repo / "taskboard" / "archive.py").write_text("def archive_finished_tasks(store):\n    pass\n")
+
+    async def main() -> None:
+        async with connect([repo], server_env) as client:
+            async def found() -> bool:
+                text = await call(client, "search_code", path=str(repo),
+                                  query="archive_finished_tasks")
+                return "taskboard/archive.py" in text
+
+            await until(found, 30)
+            assert (await status_of(client, repo))["watching"] is True
 
     run(main)

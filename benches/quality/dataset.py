@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -159,13 +158,3 @@ def split_lines(text: str) -> list[str]:
     if parts[-1]:
         lines.append(parts[-1])
     return lines
-
-
-def dataset_files(sets: Iterable[str] | None = None) -> list[Path]:
-    """The built dataset JSON files under the data dir, sorted, optionally for some sets only."""
-    base = data_dir()
-    wanted = set(sets) if sets is not None else {"cosqa", "csn"}
-    found: list[Path] = []
-    for name in sorted(wanted & {"cosqa", "csn"}):
-        found.extend(sorted((base / name).glob("**/dataset.json")))
-    return found

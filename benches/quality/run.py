@@ -189,7 +189,13 @@ def structural_boosts(enabled: bool) -> Iterator[None]:
 
 class Engines:
     """Builds indexes for configurations; `index_factory` and `embedder_factory` are seams for
-    tests (default: `sharc.Index.open` and `sharc.embedding.load_embedder`)."""
+    tests (default: `sharc.Index.open` and `sharc.embedding.load_embedder`).
+
+    With `index_cache`, sharc indexes persist there (one per dataset and embedding mode) and a
+    rerun only syncs them: for tuning search-side settings without re-embedding. The index time
+    reported for a reused index is the one recorded when it was built cold. A change to the
+    chunker or the embedder is not a file change: clear the cache after one.
+    """
 
     def __init__(
         self,
@@ -198,8 +204,10 @@ class Engines:
         embedder_factory: Callable[[], Any] | None = None,
         cache_path: Path | None = None,
         use_cache: bool = True,
+        index_cache: Path | None = None,
     ) -> None:
         self._index_factory = index_factory
+        self.index_cache = index_cache
         self._embedder_factory = embedder_factory
         self._embedder: Any = None
         self.cache_path = cache_path
@@ -229,7 +237,12 @@ class Engines:
         return self._build_sharc(dataset, config, workdir)
 
     def _build_sharc(self, dataset: Dataset, config: Config, workdir: Path) -> Built:
-        index_dir = workdir / f"index-{config.embedding_mode or 'keyword'}"
+        label = config.embedding_mode or "keyword"
+        index_dir = workdir / f"index-{label}"
+        if self.index_cache is not None:
+            index_dir = self.index_cache / dataset.name.replace("/", "__") / label
+        sidecar = index_dir.parent / f"{label}.build.json"
+        reused = (index_dir / "manifest.sqlite").exists() and sidecar.is_file()
         index = self.index_factory()(
             dataset.root,
             index_dir=index_dir,
@@ -252,6 +265,16 @@ class Engines:
         skipped = getattr(report, "skipped", None)
         if skipped is not None:
             info["skipped_files"] = len(skipped)
+        if self.index_cache is not None:
+            if reused:
+                info["index_reused"] = True
+                info["sync_seconds"] = round(seconds, 3)
+                seconds = float(json.loads(sidecar.read_text())["index_seconds"])
+            else:
+                sidecar.parent.mkdir(parents=True, exist_ok=True)
+                sidecar.write_text(
+                    json.dumps({"index_seconds": seconds, "root": str(dataset.root)})
+                )
 
         def search(texts: Sequence[str], cfg: Config, depth: int) -> list[list[Any]]:
             with structural_boosts(cfg.boosts):
@@ -522,6 +545,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-cache", action="store_true", help="baselines: embed without the cache"
     )
+    parser.add_argument(
+        "--index-cache",
+        type=Path,
+        help="keep sharc indexes here and reuse them on reruns (for tuning search only; "
+        "e.g. benches/work/indexes)",
+    )
     parser.add_argument("--list", action="store_true", help="list configurations and datasets")
     args = parser.parse_args(argv)
     _ensure_sharc_importable()
@@ -538,7 +567,7 @@ def main(argv: list[str] | None = None) -> int:
     datasets = [d.limited(args.limit_queries) for d in load_datasets(sets, args.datasets or None)]
     if not datasets:
         parser.error("no dataset selected")
-    engines = Engines(use_cache=not args.no_cache)
+    engines = Engines(use_cache=not args.no_cache, index_cache=args.index_cache)
     details_file = args.details.open("w", encoding="utf-8") if args.details else None
     try:
         write_detail = (
@@ -549,6 +578,7 @@ def main(argv: list[str] | None = None) -> int:
         if details_file:
             details_file.close()
     settings = {
+        "index_cache": str(args.index_cache) if args.index_cache else None,
         "depth": args.depth,
         "limit_queries": args.limit_queries or None,
         "sets": sets,

@@ -330,7 +330,7 @@ class LiveIndex:
             except CancelledError as error:
                 self._finish(job, "cancelled", str(error))
                 return False
-            except Exception as error:
+            except Exception as error:  # noqa: BLE001 - reported in the status, not raised
                 self._finish(job, "failed", f"indexing failed: {type(error).__name__}: {error}",
                              errors=(f"{type(error).__name__}: {error}",))
                 return False
@@ -494,7 +494,9 @@ class LiveIndex:
             return frozenset()
         results = _core.chunk_files(os.fspath(self.root), [(f.path, f.language) for f in parsed])
         return frozenset(
-            f.path for f, chunked in zip(parsed, results) if chunked.syntax_errors and not chunked.error
+            f.path
+            for f, chunked in zip(parsed, results, strict=True)
+            if chunked.syntax_errors and not chunked.error
         )
 
     # -- progress shared between processes -------------------------------------------------
@@ -606,7 +608,9 @@ class LiveIndex:
             if other is not None:
                 message = f"being indexed by another process (pid {other['pid']})"
         values: dict[str, Any] = {}
-        if job is not None and progress is not None:
+        if job is not None and progress is None and state == "indexing":
+            values = {"phase": "starting"}  # loading the model, walking the tree
+        elif job is not None and progress is not None:
             values = {
                 "phase": progress.phase,
                 "files_done": progress.files_done,
@@ -619,10 +623,18 @@ class LiveIndex:
             values = {k: other[k] for k in (
                 "phase", "files_done", "files_total", "chunks_done", "chunks_total", "percent"
             ) if k in other}
-        elif state == "ready":
-            values = {"phase": "done", "percent": 100.0}
-        if stats is not None and stats.last_update and (last_sync is None or stats.last_update > last_sync):
-            last_sync = stats.last_update
+        elif state == "ready" and stats is not None:
+            values = {
+                "phase": "done",
+                "percent": 100.0,
+                "files_done": stats.files,
+                "files_total": stats.files,
+                "chunks_done": stats.embedded_chunks if self.embed else stats.chunks,
+                "chunks_total": stats.chunks,
+            }
+        if stats is not None and stats.last_update:
+            # Another process may have synced later than this one.
+            last_sync = max(last_sync or 0.0, stats.last_update)
         return LiveStatus(
             root=str(self.root),
             state=state,
@@ -702,7 +714,8 @@ class LiveIndex:
         for entry in entries:
             if entry.is_symlink() or not entry.is_dir() or entry.name in _VCS_DIRS:
                 continue
-            if entry.name in ignored or _inside(self.index_dir, entry) or _inside(entry, self.index_dir):
+            # An index directory inside the root is never watched; events from it are dropped.
+            if entry.name in ignored or _inside(entry, self.index_dir):
                 continue
             directories.append(entry)
         return directories

@@ -29,6 +29,7 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -44,6 +45,7 @@ from sharc.live import DEFAULT_DEBOUNCE, LiveIndex, LiveStatus
 Transport = Literal["stdio", "streamable-http"]
 
 MAX_RESULTS = 50
+MAX_CHUNK_LINES = 400
 MAX_WAIT_SECONDS = 600.0
 POLL_SECONDS = 0.25
 
@@ -134,6 +136,15 @@ class SharcService:
                 self._live[root] = live
             return live
 
+    def resume(self) -> None:
+        """Sync and watch every root that already has an index (changes made while no server
+        ran are picked up); roots without one wait for index_codebase."""
+        for root in self.allowed.roots:
+            live = self.live(root)
+            if live.status().indexed:
+                live.sync()
+                live.watch()
+
     def close(self) -> None:
         with self._lock:
             lives = list(self._live.values())
@@ -169,13 +180,13 @@ def build_server(
         splitter: Annotated[
             str, Field(description="Accepted for compatibility; sharc always splits by symbol")
         ] = "ast",
-        customExtensions: Annotated[  # noqa: N803 - claude-context's parameter names
+        customExtensions: Annotated[  # claude-context's parameter names
             list[str], Field(description="Extra file extensions to index, e.g. ['.vue']")
         ] = [],  # noqa: B006 - the schema default; never mutated
-        ignorePatterns: Annotated[  # noqa: N803
+        ignorePatterns: Annotated[
             list[str], Field(description="Extra gitignore-style patterns to leave out")
         ] = [],  # noqa: B006
-        waitSeconds: Annotated[  # noqa: N803
+        waitSeconds: Annotated[
             float, Field(description="Wait up to this long for indexing to finish (default 0)")
         ] = 0.0,
         ctx: Context | None = None,
@@ -193,10 +204,12 @@ def build_server(
                 root, ignore_patterns=ignorePatterns, custom_extensions=customExtensions
             )
         )
-        status = await anyio.to_thread.run_sync(lambda: live.start(force=force))
+        started = await anyio.to_thread.run_sync(lambda: live.start(force=force))
         await anyio.to_thread.run_sync(live.watch)
         if waitSeconds > 0:
             status = await _wait(live, waitSeconds, ctx)
+        else:
+            status = replace(await anyio.to_thread.run_sync(live.status), message=started.message)
         scope = "" if target == root else f" (the whole root {root}, which holds {target})"
         if status.busy:
             head = (
@@ -214,7 +227,7 @@ def build_server(
                                                 " a directory or file in it to search under")],
         query: Annotated[str, Field(description="A natural-language question or an identifier")],
         limit: Annotated[int, Field(description="How many results, 1-50")] = 3,
-        extensionFilter: Annotated[  # noqa: N803
+        extensionFilter: Annotated[
             list[str], Field(description="Only files with these extensions, e.g. ['.ts', '.py']")
         ] = [],  # noqa: B006
     ) -> str:
@@ -278,7 +291,7 @@ def build_server(
     @server.tool()
     async def sync_index(
         path: Annotated[str, Field(description="Absolute path of the repository root")],
-        waitSeconds: Annotated[  # noqa: N803
+        waitSeconds: Annotated[
             float, Field(description="Wait up to this long for the sync to finish (default 10)")
         ] = 10.0,
         ctx: Context | None = None,
@@ -319,7 +332,7 @@ def build_server(
         path: Annotated[str, Field(description="Absolute path of the repository root")],
         location: Annotated[str, Field(description="'file.py:10-20', 'file.py:15' (the chunk"
                                                    " around line 15) or 'file.py'")],
-        contextLines: Annotated[  # noqa: N803
+        contextLines: Annotated[
             int, Field(description="Neighbouring lines to add on each side (0-50)")
         ] = 3,
     ) -> str:
@@ -411,7 +424,7 @@ def _format_results(root: Path, query: str, response: Any, status: LiveStatus) -
         )
         header = hit.header.strip()
         if header:
-            lines.append("Context: " + header.replace("\n", " | "))
+            lines.append(header if header.startswith("#") else f"Context: {header}")
         fence = "````" if "```" in hit.code else "```"
         lines.append(f"{fence}{hit.language}")
         lines.append(hit.code.rstrip("\n"))
@@ -419,7 +432,10 @@ def _format_results(root: Path, query: str, response: Any, status: LiveStatus) -
     return "\n".join(lines)
 
 
-_LOCATION = re.compile(r"^(?P<file>.+?)(?::(?P<start>\d+)(?:-(?P<end>\d+))?|#L(?P<hstart>\d+)(?:-L?(?P<hend>\d+))?)?$")
+_LOCATION = re.compile(
+    r"^(?P<file>.+?)"
+    r"(?::(?P<start>\d+)(?:-(?P<end>\d+))?|#L(?P<hstart>\d+)(?:-L?(?P<hend>\d+))?)?$"
+)
 
 
 def _read_chunk(allowed: AllowedRoots, root: Path, location: str, context: int) -> str:
@@ -453,6 +469,10 @@ def _read_chunk(allowed: AllowedRoots, root: Path, location: str, context: int) 
         return f"{relative} is empty."
     start = max(1, min(start, len(lines)))
     end = max(start, min(end, len(lines)))
+    cut = ""
+    if end - start + 1 > MAX_CHUNK_LINES:
+        end = start + MAX_CHUNK_LINES - 1
+        cut = f" (cut at {MAX_CHUNK_LINES} lines; ask for {relative}:{end + 1}-... for more)"
     first, last = max(1, start - context), min(len(lines), end + context)
     width = len(str(last))
     body = "\n".join(
@@ -462,7 +482,7 @@ def _read_chunk(allowed: AllowedRoots, root: Path, location: str, context: int) 
     note = f" ({kind})" if kind else ""
     return (
         f"Location {relative}:{start}-{end}{note}; lines {first}-{last} shown,"
-        f" '|' marks the requested range.\n{body}"
+        f" '|' marks the requested range{cut}.\n{body}"
     )
 
 
@@ -488,9 +508,13 @@ def serve(
     host: str = "127.0.0.1",
     port: int = 8765,
 ) -> None:
-    """Serve sharc's tools for `roots` until the client disconnects (or Ctrl-C)."""
+    """Serve sharc's tools for `roots` until the client disconnects (or Ctrl-C).
+
+    Roots indexed before are synced and watched from the start.
+    """
     server, service = build_server(roots)
     try:
+        service.resume()
         if transport == "stdio":
             server.run("stdio")
         elif transport == "streamable-http":

@@ -18,9 +18,11 @@ pub(crate) static SPEC: Spec = Spec {
 
 fn classify<'t>(node: Node<'t>, source: &Source, _context: Context) -> Role<'t> {
     match node.kind() {
-        "function_definition" => {
-            Symbol::role("function", name_of(node, source), node.child_by_field_name("body"))
-        }
+        "function_definition" => Symbol::role(
+            "function",
+            name_of(node, source),
+            node.child_by_field_name("body"),
+        ),
         "ERROR" => Role::Transparent,
         _ => Role::Code,
     }

@@ -116,6 +116,16 @@ fn classify<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {
             }
         }
         "lexical_declaration" | "variable_declaration" => declaration(node, source),
+        "pair" => {
+            let (Some(key), Some(value)) = (
+                node.child_by_field_name("key"),
+                node.child_by_field_name("value"),
+            ) else {
+                return Role::Code;
+            };
+            let name = node_text(key, source).trim_matches(['"', '\'']).to_string();
+            value_role(value, name, "method", source)
+        }
         "ERROR" => Role::Transparent,
         _ => Role::Code,
     }
@@ -123,6 +133,13 @@ fn classify<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {
 
 /// A function or class bound to a name: `const f = () => {}`, `export default class {}`.
 fn value_role<'t>(value: Node<'t>, name: String, kind: &'static str, source: &Source) -> Role<'t> {
+    if value.kind() == "object" {
+        return if holds_functions(value, 3) {
+            Container::class("object", "object", name, Some(value))
+        } else {
+            Role::Code
+        };
+    }
     if matches!(value.kind(), "class" | "class_declaration") {
         let name = value
             .child_by_field_name("name")
@@ -139,6 +156,21 @@ fn value_role<'t>(value: Node<'t>, name: String, kind: &'static str, source: &So
         }
         None => Role::Code,
     }
+}
+
+/// Whether an object literal has methods, directly or `depth` objects down
+/// (`export default { methods: { save() {} } }`).
+fn holds_functions(object: Node, depth: usize) -> bool {
+    let mut cursor = object.walk();
+    let members: Vec<Node> = object.named_children(&mut cursor).collect();
+    members.into_iter().any(|member| match member.kind() {
+        "method_definition" => true,
+        "pair" => member.child_by_field_name("value").is_some_and(|value| {
+            function_of(value).is_some()
+                || (depth > 1 && value.kind() == "object" && holds_functions(value, depth - 1))
+        }),
+        _ => false,
+    })
 }
 
 /// The function a value is, or wraps in a call (`React.memo(() => ...)`, `forwardRef(...)`).
@@ -170,7 +202,8 @@ fn declaration<'t>(node: Node<'t>, source: &Source) -> Role<'t> {
         if name.kind() != "identifier" {
             continue;
         }
-        if function_of(value).is_some() || value.kind() == "class" {
+        let is_object = value.kind() == "object" && holds_functions(value, 3);
+        if function_of(value).is_some() || value.kind() == "class" || is_object {
             return value_role(value, node_text(name, source), "function", source);
         }
     }
@@ -185,6 +218,10 @@ fn assignment<'t>(node: Node<'t>, source: &Source) -> Role<'t> {
     ) else {
         return Role::Code;
     };
+    if right.kind() == "object" {
+        let name = node_text(left, source).replace(' ', "");
+        return value_role(right, name, "function", source);
+    }
     let Some(function) = function_of(right) else {
         return Role::Code;
     };

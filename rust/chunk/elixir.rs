@@ -42,8 +42,15 @@ fn classify<'t>(node: Node<'t>, source: &Source, _context: Context) -> Role<'t> 
             Container::namespace("describe", name, body)
         }
         "def" | "defp" | "defmacro" | "defmacrop" | "defguard" | "defguardp" | "defdelegate" => {
-            let name = first.map_or_else(|| "<anonymous>".to_string(), |head| function_name(head, source));
-            let kind = if keyword.starts_with("defmacro") { "macro" } else { "function" };
+            let name = first.map_or_else(
+                || "<anonymous>".to_string(),
+                |head| function_name(head, source),
+            );
+            let kind = if keyword.starts_with("defmacro") {
+                "macro"
+            } else {
+                "function"
+            };
             Symbol::role(kind, name, body)
         }
         "test" => {

@@ -23,8 +23,16 @@ fn classify<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {
             if node.child_by_field_name("name").is_none() {
                 return Role::Code;
             }
-            let kind = if context.in_class { "method" } else { "function" };
-            Symbol::role(kind, name_of(node, source), node.child_by_field_name("match"))
+            let kind = if context.in_class {
+                "method"
+            } else {
+                "function"
+            };
+            Symbol::role(
+                kind,
+                name_of(node, source),
+                node.child_by_field_name("match"),
+            )
         }
         "data_type" | "newtype" | "type_synomym" | "type_family" => {
             Symbol::role("type", name_of(node, source), None)
@@ -41,7 +49,12 @@ fn classify<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {
                 Some(patterns) => format!("{name} {}", node_text(patterns, source)),
                 None => name,
             };
-            Container::class("instance", "instance", label, node.child_by_field_name("declarations"))
+            Container::class(
+                "instance",
+                "instance",
+                label,
+                node.child_by_field_name("declarations"),
+            )
         }
         "declarations" | "ERROR" => Role::Transparent,
         _ => Role::Code,

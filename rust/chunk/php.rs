@@ -50,7 +50,9 @@ fn classify<'t>(node: Node<'t>, source: &Source, _context: Context) -> Role<'t> 
         "method_declaration" => {
             let name = name_of(node, source);
             match body() {
-                Some(body) if name == "__construct" => Symbol::role("constructor", name, Some(body)),
+                Some(body) if name == "__construct" => {
+                    Symbol::role("constructor", name, Some(body))
+                }
                 Some(body) => Symbol::role("method", name, Some(body)),
                 None => Role::Code,
             }

@@ -37,7 +37,11 @@ fn classify<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {
             Container::class("protocol", "protocol", name_of(node, source), body())
         }
         "function_declaration" => {
-            let kind = if context.in_class { "method" } else { "function" };
+            let kind = if context.in_class {
+                "method"
+            } else {
+                "function"
+            };
             Symbol::role(kind, name_of(node, source), body())
         }
         "init_declaration" => Symbol::role("constructor", "init".to_string(), body()),

@@ -6,6 +6,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use super::text::{char_len, is_trivial};
 use super::*;
 
 fn fixtures_root() -> PathBuf {
@@ -124,8 +125,11 @@ fn assert_well_formed(file: &FileChunks, source: &str, max_chars: usize) {
         for line in chunk.start_line..=chunk.end_line {
             covered[line as usize] = true;
         }
+        // Only a header longer than three quarters of the limit may push a chunk over it.
+        let header = char_len(&chunk.header);
         assert!(
-            char_len(&chunk.text) <= max_chars,
+            char_len(&chunk.text) <= max_chars
+                || (header > max_chars * 3 / 4 && char_len(&chunk.code) <= max_chars / 4),
             "{} has {} chars",
             chunk.id,
             char_len(&chunk.text)
@@ -161,6 +165,28 @@ fn fixtures_are_covered() {
             assert!(!file.chunks.is_empty(), "{path} has no chunks");
             assert_well_formed(&file, &source, max_chars);
         }
+    }
+}
+
+#[test]
+fn parallel_files_match_single_sources() {
+    let root = fixtures_root();
+    let fixtures = fixtures();
+    let files: Vec<(String, Language)> = fixtures
+        .iter()
+        .map(|(_, full, language)| {
+            let relative = full.strip_prefix(&root).unwrap();
+            (relative.to_string_lossy().replace('\\', "/"), *language)
+        })
+        .collect();
+    let parallel = chunk_files(&root, &files, &ChunkOptions::default());
+    assert_eq!(parallel.len(), files.len());
+    for ((path, language), file) in files.iter().zip(&parallel) {
+        assert_eq!(&file.path, path);
+        let source = std::fs::read_to_string(root.join(path)).unwrap();
+        let single = chunk_source(path, *language, &source, &ChunkOptions::default());
+        assert_eq!(file.chunks, single.chunks, "{path}");
+        assert_eq!(file.content_hash, single.content_hash);
     }
 }
 
@@ -633,7 +659,9 @@ fn throughput() {
     let mut files = Vec::new();
     let mut pending = vec![root];
     while let Some(directory) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&directory) else { continue };
+        let Ok(entries) = std::fs::read_dir(&directory) else {
+            continue;
+        };
         for entry in entries.flatten() {
             let path = entry.path();
             if path.is_dir() {
@@ -677,4 +705,41 @@ fn throughput() {
         mb / best.1,
         best.0 / best.1
     );
+}
+
+/// `CORPUS_DIR=/some/tree cargo test --release --lib chunk::tests::corpus -- --ignored`:
+/// every file of a real tree chunks without panics, lost lines or oversized chunks.
+#[test]
+#[ignore]
+fn corpus() {
+    let mut pending = vec![PathBuf::from(std::env::var("CORPUS_DIR").unwrap())];
+    let max_chars = std::env::var("CORPUS_MAX").map_or(3500, |m| m.parse().unwrap());
+    let mut count = 0;
+    while let Some(directory) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&directory) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() && !path.is_symlink() {
+                pending.push(path);
+                continue;
+            }
+            let Some(language) = Language::from_path(&path).filter(|l| supports(*l)) else {
+                continue;
+            };
+            let Ok(bytes) = std::fs::read(&path) else {
+                continue;
+            };
+            if bytes.len() > 1_000_000 {
+                continue;
+            }
+            let source = String::from_utf8_lossy(&bytes);
+            let name = path.to_string_lossy();
+            let file = chunk_source(&name, language, &source, &ChunkOptions { max_chars });
+            assert_well_formed(&file, &source, max_chars);
+            count += 1;
+        }
+    }
+    println!("{count} files chunked");
 }

@@ -157,13 +157,17 @@ pub(crate) fn dedent<'a>(text: &'a str, indent: &str) -> Cow<'a, str> {
 }
 
 /// Closing keywords that carry nothing on their own.
-const CLOSERS: &[&str] = &["end", "#endif", "#else", "fi", "done", "esac", "endif"];
+const CLOSERS: &[&str] = &["end", "#endif", "#else", "fi", "done", "esac", "endif", "<?php", "?>"];
 
 /// Whether `text` holds nothing worth a chunk: only brackets, separators and closing
 /// keywords, each line perhaps followed by a comment (`}  // namespace x`, `end # Foo`).
 pub(crate) fn is_trivial(text: &str, comment: &str) -> bool {
     text.lines().all(|line| {
-        let code = match line.find(comment) {
+        let at = [line.find(comment), line.find("/*")]
+            .into_iter()
+            .flatten()
+            .min();
+        let code = match at {
             Some(at) if !line[..at].trim().is_empty() => &line[..at],
             _ => line,
         };
@@ -204,6 +208,7 @@ mod tests {
         assert_eq!(dedent("  a\n    b\nc", "  "), "a\n  b\nc");
         assert!(is_trivial("  });\nend", "#"));
         assert!(is_trivial("}  // namespace x", "//"));
+        assert!(is_trivial("#endif /* TEST */", "//"));
         assert!(!is_trivial("// a comment", "//"));
         assert!(!is_trivial("x = 1", "//"));
         assert_eq!(char_len("héllo"), 5);

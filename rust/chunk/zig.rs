@@ -27,12 +27,22 @@ const CONTAINERS: &[&str] = &[
 fn classify<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {
     match node.kind() {
         "function_declaration" => {
-            let kind = if context.in_class { "method" } else { "function" };
-            Symbol::role(kind, name_of(node, source), node.child_by_field_name("body"))
+            let kind = if context.in_class {
+                "method"
+            } else {
+                "function"
+            };
+            Symbol::role(
+                kind,
+                name_of(node, source),
+                node.child_by_field_name("body"),
+            )
         }
         "test_declaration" => {
             let name = child_of_kind(node, &["string", "identifier"])
-                .map_or_else(String::new, |n| node_text(n, source).trim_matches('"').to_string());
+                .map_or_else(String::new, |n| {
+                    node_text(n, source).trim_matches('"').to_string()
+                });
             Role::Symbol(Symbol {
                 kind: "test",
                 name,

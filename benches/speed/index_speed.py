@@ -1,0 +1,343 @@
+"""Indexing, syncing, querying and memory, each against a baseline measured in the same run.
+
+- embedding tokens/s, independent vs late chunking, int8 per-channel vs the shipped model;
+  baseline: the shipped model, independent;
+- cold index of a real repository (click 8.1.7) with the default model; baseline: the model
+  alone embedding the same chunk texts (so the ratio is sharc's overhead around the encoder);
+- no-op and one-file-changed sync of a 10,000-file tree; baseline: `git status` on that tree;
+- warm query latency p50/p99 at 10k, 100k and 1M chunks (query embedding included; real
+  chunks for BM25 up to 100k, synthetic unit vectors for the ANN arm); baseline: exact numpy
+  cosine over the same vectors plus the same query embedding;
+- peak RSS of a keyword-only index of 1x and 3x the corpus (streaming: it must not grow with
+  the file count), and the index size on disk relative to the indexed source.
+
+    python -m benches.speed.index_speed [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from benches.speed.common import REPO, RESULTS, machine, write_result
+
+DATA = REPO / "benches" / "data"
+CLICK = DATA / "src" / "click-8.1.7"
+QUERIES = [
+    "how are command line options parsed",
+    "open a file lazily",
+    "TaskStore",
+    "HTTPAdapter",
+    "where are environment variables read",
+    "format the help text",
+    "shortest path",
+    "retry with exponential backoff",
+    "parse a URL",
+    "getUserById",
+    "read a json file",
+    "validate the input value",
+    "join path components",
+    "compress data with zlib",
+]
+
+
+def _index_dir(work: Path, name: str) -> Path:
+    return work / f"index-{name}"
+
+
+def embedding_speed(texts: list[str]) -> dict:
+    from sharc.embedding import Span, load_embedder
+
+    results = {}
+    for name, quantized in (("shipped", False), ("int8_per_channel", True)):
+        embedder = load_embedder(device="cpu", quantized=quantized)
+        tokens = sum(embedder.count_tokens(texts))
+        embedder.embed_documents(texts[:32])
+        started = time.perf_counter()
+        embedder.embed_documents(texts)
+        seconds = time.perf_counter() - started
+        results[f"{name}_independent"] = {
+            "tokens": tokens,
+            "seconds": seconds,
+            "tokens_per_s": tokens / seconds,
+        }
+        document = "\n\n".join(texts)
+        spans, offset = [], 0
+        for text in texts:
+            spans.append(Span(offset, offset + len(text)))
+            offset += len(text) + 2
+        late_tokens = sum(embedder.count_tokens([document]))
+        started = time.perf_counter()
+        embedder.embed_late(document, spans)
+        seconds = time.perf_counter() - started
+        results[f"{name}_late"] = {
+            "tokens": late_tokens,
+            "seconds": seconds,
+            "tokens_per_s": late_tokens / seconds,
+        }
+    base = results["shipped_independent"]["tokens_per_s"]
+    results["ratios_vs_shipped_independent"] = {
+        key: value["tokens_per_s"] / base
+        for key, value in results.items()
+        if "tokens_per_s" in value
+    }
+    return results
+
+
+def cold_index(work: Path) -> dict:
+    import sharc
+    from sharc.embedding import load_embedder
+
+    index = sharc.Index.open(CLICK, index_dir=_index_dir(work, "click"))
+    index.embedder()  # loading the model is not indexing
+    started = time.perf_counter()
+    report = index.update()
+    seconds = time.perf_counter() - started
+    stats = index.stats()
+    texts = []
+    manifest = index._reader_manifest()
+    for batch in manifest.iter_chunks():
+        texts.extend(r.header + r.code for r in batch)
+    embedder = load_embedder()
+    started = time.perf_counter()
+    embedder.embed_documents(texts)
+    embed_only = time.perf_counter() - started
+    source = sum(f.size for f in sharc.walk(CLICK).files)
+    return {
+        "repository": "click 8.1.7 (sdist)",
+        "files": stats.files,
+        "chunks": stats.chunks,
+        "seconds": seconds,
+        "embed_only_seconds": embed_only,
+        "ratio_vs_embed_only": seconds / embed_only,
+        "chunks_embedded": report.chunks_embedded,
+        "index_bytes": stats.size_bytes,
+        "source_bytes": source,
+        "index_size_vs_source": stats.size_bytes / source,
+    }
+
+
+def make_tree(root: Path, files: int) -> Path:
+    """A tree of `files` real source files: stdlib modules copied round-robin."""
+    if (root / ".complete").exists():
+        return root
+    shutil.rmtree(root, ignore_errors=True)
+    import sysconfig
+
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    sources = sorted(p for p in stdlib.glob("*.py") if p.stat().st_size < 60_000)
+    for number in range(files):
+        source = sources[number % len(sources)]
+        target = root / f"pkg{number // 500:03d}" / f"m{number:05d}_{source.name}"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+    (root / ".complete").write_text("ok\n")
+    return root
+
+
+def sync_speed(work: Path, tree: Path) -> dict:
+    import sharc
+
+    index = sharc.Index.open(tree, index_dir=_index_dir(work, "tree"))
+    started = time.perf_counter()
+    index.update(embed=False)
+    cold = time.perf_counter() - started
+    noop = []
+    for _ in range(5):
+        started = time.perf_counter()
+        index.update(embed=False)
+        noop.append(time.perf_counter() - started)
+    target = next(tree.glob("pkg000/*.py"))
+    one = []
+    for attempt in range(3):
+        with target.open("a") as handle:
+            handle.write(f"\n\ndef added_{attempt}():\n    return {attempt}\n")
+        started = time.perf_counter()
+        index.update(embed=False)
+        one.append(time.perf_counter() - started)
+    subprocess.run(["git", "init", "-q"], cwd=tree, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=tree, check=True)
+    subprocess.run(
+        ["git", "-c", "user.email=b@b", "-c", "user.name=b", "commit", "-qm", "x"],
+        cwd=tree,
+        check=True,
+    )
+    git = []
+    for _ in range(5):
+        started = time.perf_counter()
+        subprocess.run(["git", "status", "--porcelain"], cwd=tree, check=True, capture_output=True)
+        git.append(time.perf_counter() - started)
+    shutil.rmtree(tree / ".git")
+    files, chunks = index.stats().files, index.stats().chunks
+    return {
+        "files": files,
+        "chunks": chunks,
+        "cold_keyword_index_seconds": cold,
+        "noop_seconds_median": statistics.median(noop),
+        "one_file_seconds_median": statistics.median(one),
+        "git_status_seconds_median": statistics.median(git),
+        "noop_vs_git_status": statistics.median(noop) / statistics.median(git),
+        "note": "keyword-only updates: a no-op sync embeds nothing either way",
+    }
+
+
+def _fill_synthetic_vectors(index_dir: Path, dimension: int, seed: int = 7) -> int:
+    """Give every chunk of a keyword-only index a random unit vector (the ANN arm's load)."""
+    from sharc.manifest import Manifest
+    from sharc.vectors import VectorStore
+
+    manifest = Manifest(index_dir / "manifest.sqlite", writable=True)
+    keys = np.array(sorted(manifest.chunk_keys()), dtype=np.uint64)
+    rng = np.random.default_rng(seed)
+    store = VectorStore(dimension)
+    for start in range(0, len(keys), 50_000):
+        block = rng.standard_normal((min(50_000, len(keys) - start), dimension)).astype(np.float32)
+        block /= np.linalg.norm(block, axis=1, keepdims=True)
+        store.upsert(keys[start : start + len(block)], block)
+    store.save(index_dir / "vectors.usearch")
+    manifest.set_meta("vector_generation", str(manifest.generation()))
+    manifest.commit()
+    manifest.close()
+    return len(keys)
+
+
+def query_latency(work: Path, tree: Path, sizes: list[int]) -> dict:
+    import sharc
+    from sharc.embedding import load_embedder
+
+    embedder = load_embedder()
+    results = {}
+    for size in sizes:
+        files = max(1, size // 12)  # stdlib modules average about 12 chunks
+        root = make_tree(work / f"tree-{size}", files) if size != 10_000 * 12 else tree
+        index_dir = _index_dir(work, f"q{size}")
+        index = sharc.Index.open(root, index_dir=index_dir)
+        index.update(embed=False)
+        chunks = _fill_synthetic_vectors(index_dir, embedder.dimension)
+        index = sharc.Index.open(root, index_dir=index_dir)
+        index._embedder = embedder
+        for query in QUERIES:
+            index.search(query)
+        latencies = []
+        for round_ in range(3):
+            for query in QUERIES:
+                started = time.perf_counter()
+                index.search(f"{query} {round_}" if round_ else query)
+                latencies.append(time.perf_counter() - started)
+        from sharc.vectors import VectorStore
+
+        store = VectorStore.load(index_dir / "vectors.usearch", view=True)
+        keys = store.keys()
+        matrix = np.asarray(store._index.get(keys), dtype=np.float32)
+        exact = []
+        for query in QUERIES:
+            started = time.perf_counter()
+            vector = embedder.embed_queries([query])[0]
+            scores = matrix @ vector
+            np.argpartition(-scores, 100)[:100]
+            exact.append(time.perf_counter() - started)
+        p50 = float(np.percentile(latencies, 50))
+        results[str(size)] = {
+            "chunks": chunks,
+            "p50_ms": p50 * 1e3,
+            "p99_ms": float(np.percentile(latencies, 99)) * 1e3,
+            "exact_numpy_p50_ms": float(np.percentile(exact, 50)) * 1e3,
+            "p50_vs_exact_numpy": p50 / float(np.percentile(exact, 50)),
+        }
+    return results
+
+
+_RSS_CHILD = """
+import resource, sys, sharc
+index = sharc.Index.open(sys.argv[1], index_dir=sys.argv[2])
+index.update(embed=False)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def memory(work: Path, sizes: dict[str, int]) -> dict:
+    results = {}
+    for name, files in sizes.items():
+        root = make_tree(work / f"mem-{name}", files)
+        output = subprocess.run(
+            [sys.executable, "-c", _RSS_CHILD, str(root), str(_index_dir(work, f"mem-{name}"))],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=REPO,
+        )
+        rss_kib = int(output.stdout.strip().splitlines()[-1])
+        source = sum(p.stat().st_size for p in root.rglob("*.py"))
+        index_bytes = sum(
+            p.stat().st_size for p in _index_dir(work, f"mem-{name}").rglob("*") if p.is_file()
+        )
+        results[name] = {
+            "files": files,
+            "peak_rss_mb": rss_kib / 1024,
+            "source_mb": source / 1e6,
+            "keyword_index_vs_source": index_bytes / source,
+        }
+    baseline = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import resource, sharc, sharc.index, sharc.keyword, tantivy;"
+            " print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO,
+    )
+    results["import_only_rss_mb"] = int(baseline.stdout.strip()) / 1024
+    return results
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller sizes (a smoke run)")
+    parser.add_argument("--out", type=Path, default=RESULTS / "speed_index.json")
+    parser.add_argument("--work", type=Path, default=DATA / "speed-work")
+    args = parser.parse_args(argv)
+    args.work.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("SHARC_CACHE_DIR", str(args.work / "cache"))
+    import sharc
+
+    tree_files = 1_000 if args.quick else 10_000
+    tree = make_tree(args.work / f"tree-{tree_files}", tree_files)
+    chunked = sharc.chunk_files(CLICK, sharc.walk(CLICK).files[:200])
+    texts = [c.text for f in chunked for c in f.chunks][: 200 if args.quick else 600]
+    result = {"benchmark": "index_speed", "machine": machine(), "quick": args.quick}
+    result["embedding"] = embedding_speed(texts)
+    print(json.dumps(result["embedding"]["ratios_vs_shipped_independent"]), flush=True)
+    with tempfile.TemporaryDirectory(dir=args.work) as scratch:
+        work = Path(scratch)
+        result["cold_index"] = cold_index(work)
+        print(json.dumps(result["cold_index"]), flush=True)
+        result["sync"] = sync_speed(work, tree)
+        print(json.dumps(result["sync"]), flush=True)
+        sizes = [10_000] if args.quick else [10_000, 100_000]
+        result["query"] = query_latency(args.work, tree, sizes)
+        print(json.dumps(result["query"]), flush=True)
+        result["memory"] = memory(
+            args.work, {"1x": 1_000, "3x": 3_000} if args.quick else {"1x": 3_000, "3x": 9_000}
+        )
+        print(json.dumps(result["memory"]), flush=True)
+    result["rusage_max_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    write_result(args.out, result)
+    return result
+
+
+if __name__ == "__main__":
+    main()
