@@ -33,7 +33,7 @@ demo: install
 
 ## Every benchmark; results land in benches/results/ and the README tables.
 bench: install
-	$(PIP) install --quiet -e ".[bench]" 2>/dev/null || $(PIP) install --quiet "pathspec>=0.12" "tree-sitter>=0.25" "tree-sitter-language-pack==0.13.*" "matplotlib>=3.8"
+	$(PIP) install --quiet "pathspec>=0.12" "tree-sitter>=0.25" "tree-sitter-language-pack==0.13.*" "matplotlib>=3.8"
 	$(PYTHON) -m benches.run
 
 lint:

@@ -157,7 +157,9 @@ pub(crate) fn dedent<'a>(text: &'a str, indent: &str) -> Cow<'a, str> {
 }
 
 /// Closing keywords that carry nothing on their own.
-const CLOSERS: &[&str] = &["end", "#endif", "#else", "fi", "done", "esac", "endif", "<?php", "?>"];
+const CLOSERS: &[&str] = &[
+    "end", "#endif", "#else", "fi", "done", "esac", "endif", "<?php", "?>",
+];
 
 /// Whether `text` holds nothing worth a chunk: only brackets, separators and closing
 /// keywords, each line perhaps followed by a comment (`}  // namespace x`, `end # Foo`).

@@ -1,0 +1,215 @@
+"""Render the benchmark results (benches/results/*.json) as the README's tables and a plot.
+
+    python -m benches.report            # rewrite the README section and benches/results/quality_vs_time.png
+    python -m benches.report --check    # exit 1 if the README is out of date
+
+The README section lies between `<!-- BENCHMARKS:START -->` and `<!-- BENCHMARKS:END -->`;
+tests/test_readme.py checks that it matches the JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+RESULTS = REPO / "benches" / "results"
+README = REPO / "README.md"
+START, END = "<!-- BENCHMARKS:START -->", "<!-- BENCHMARKS:END -->"
+
+SET_TITLES = {
+    "cosqa": "CoSQA dev (500 web queries, 6,267 Python functions)",
+    "csn": "CodeSearchNet-style (docstring → function; requests, click, networkx, tokenizers/Rust)",
+    "handwritten": "Hand-written repository questions (62, four repositories, file + line targets)",
+}
+CONFIG_LABELS = {
+    "sharc:keyword": "BM25 only (code-aware tokens)",
+    "sharc:independent:semantic": "semantic only, independent vectors",
+    "sharc:independent:hybrid-rrf": "hybrid, plain weighted RRF",
+    "sharc:independent:hybrid": "hybrid + structural boosts, independent vectors",
+    "sharc:late:semantic": "semantic only, late chunking",
+    "sharc:late:hybrid": "hybrid + boosts, late chunking",
+    "sharc:combined:semantic": "semantic only, combined vectors",
+    "sharc:combined:hybrid": "hybrid + boosts, combined vectors",
+    "baseline:fixed": "baseline: fixed 1000-char windows, 200 overlap (semantic)",
+    "baseline:langchain": "baseline: LangChain from_language (semantic)",
+    "baseline:sharc-no-header": "sharc AST chunks without headers (semantic)",
+    "baseline:sharc-header": "sharc AST chunks with headers (semantic)",
+}
+
+
+def load_quality(results: Path = RESULTS) -> dict[str, dict[str, Any]]:
+    """Every quality result file merged: {set: {config: entry}} (later files win)."""
+    merged: dict[str, dict[str, Any]] = {}
+    for path in sorted(results.glob("quality*.json")):
+        data = json.loads(path.read_text())
+        for set_name, configs in data.get("sets", {}).items():
+            for config, entry in configs.items():
+                merged.setdefault(set_name, {})[config] = {**entry, "commit": data["git"]["commit"]}
+    return merged
+
+
+def _load(name: str, results: Path) -> dict[str, Any] | None:
+    path = results / name
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def render(results: Path = RESULTS) -> str:
+    lines: list[str] = []
+    quality = load_quality(results)
+    if quality:
+        lines.append("### Retrieval quality")
+        lines.append("")
+        lines.append(
+            "Default model (all-MiniLM-L6-v2, int8, CPU); metrics in percent; `make bench`"
+            " reproduces them (`benches/results/quality*.json`)."
+        )
+        for set_name in ("cosqa", "csn", "handwritten"):
+            configs = quality.get(set_name)
+            if not configs:
+                continue
+            lines += ["", f"**{SET_TITLES[set_name]}**", ""]
+            lines.append("| configuration | MRR | MRR@10 | R@1 | R@10 | nDCG@10 | index s |")
+            lines.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+            order = [c for c in CONFIG_LABELS if c in configs]
+            order += sorted(c for c in configs if c not in CONFIG_LABELS)
+            for config in order:
+                entry = configs[config]
+                m = entry["metrics"]
+                lines.append(
+                    f"| {CONFIG_LABELS.get(config, config)} | {m['mrr']:.1f} | {m['mrr@10']:.1f}"
+                    f" | {m['recall@1']:.1f} | {m['recall@10']:.1f} | {m['ndcg@10']:.1f}"
+                    f" | {entry.get('index_seconds', 0):.0f} |"
+                )
+    walk = _load("speed_walk_chunk.json", results)
+    if walk:
+        r = walk["ratios"]
+        lines += ["", "### Speed", ""]
+        lines.append(
+            f"Walk + chunk over {walk['corpus']['files']:,} files"
+            f" ({walk['corpus']['bytes'] / 1e6:.0f} MB, {walk['corpus']['source']}),"
+            f" {walk['machine'].get('cpus_available', walk['machine'].get('cpu_count'))} cores:"
+        )
+        lines += ["", "| pipeline | MB/s | files/s | sharc is |", "| --- | ---: | ---: | ---: |"]
+        for key, label, ratio in (
+            ("sharc", "sharc (walk + ignore rules + AST chunks + text tiers)", None),
+            ("sharc_1_thread", "sharc, one thread", None),
+            ("bare_parse_1_thread", "bare tree-sitter parse of the tier-1 files, one thread",
+             r["sharc_vs_bare_parse_mb"]),
+            ("pure_python", "pure Python: os.walk + pathspec + py-tree-sitter + LangChain",
+             r["sharc_vs_pure_python_mb"]),
+        ):
+            run = walk[key]
+            faster = f"{ratio:.1f}×" if ratio else ""
+            lines.append(f"| {label} | {run['mb_per_s']:.1f} | {run['files_per_s']:.0f} | {faster} |")
+    speed = _load("speed_index.json", results)
+    if speed:
+        lines += ["", "| measurement | value | baseline (same run) | ratio |",
+                  "| --- | ---: | ---: | ---: |"]
+        embedding = speed["embedding"]
+        base = embedding["shipped_independent"]["tokens_per_s"]
+        for key, label in (("int8_per_channel_independent", "embedding, int8 per-channel"),
+                           ("int8_per_channel_late", "embedding, int8, late chunking")):
+            value = embedding[key]["tokens_per_s"]
+            lines.append(f"| {label} | {value:,.0f} tokens/s | shipped model {base:,.0f} tokens/s"
+                         f" | {value / base:.2f}× |")
+        cold = speed["cold_index"]
+        lines.append(
+            f"| cold index, {cold['repository']} ({cold['chunks']:,} chunks) | {cold['seconds']:.1f} s"
+            f" | model alone on the same chunks {cold['embed_only_seconds']:.1f} s"
+            f" | {cold['ratio_vs_embed_only']:.2f}× |"
+        )
+        lines.append(
+            f"| index size on disk, {cold['repository']} | {cold['index_bytes'] / 1e6:.1f} MB"
+            f" | source {cold['source_bytes'] / 1e6:.1f} MB | {cold['index_size_vs_source']:.2f}× |"
+        )
+        sync = speed["sync"]
+        lines.append(
+            f"| no-op sync, {sync['files']:,} files | {sync['noop_seconds_median'] * 1e3:.0f} ms"
+            f" | `git status` {sync['git_status_seconds_median'] * 1e3:.0f} ms"
+            f" | {sync['noop_vs_git_status']:.2f}× |"
+        )
+        lines.append(
+            f"| one file changed, {sync['files']:,} files | {sync['one_file_seconds_median'] * 1e3:.0f} ms | | |"
+        )
+        for size, q in speed["query"].items():
+            lines.append(
+                f"| warm query p50 / p99, {q['chunks']:,} chunks | {q['p50_ms']:.1f} / {q['p99_ms']:.1f} ms"
+                f" | exact numpy cosine + query embedding {q['exact_numpy_p50_ms']:.1f} ms"
+                f" | {q['p50_vs_exact_numpy']:.2f}× |"
+            )
+        memory = speed["memory"]
+        for name in ("1x", "3x"):
+            if name in memory:
+                m = memory[name]
+                lines.append(
+                    f"| peak RSS, keyword index of {m['files']:,} files ({m['source_mb']:.0f} MB)"
+                    f" | {m['peak_rss_mb']:.0f} MB | import alone {memory['import_only_rss_mb']:.0f} MB | |"
+                )
+        lines.append("")
+        lines.append(f"Machine: {speed['machine'].get('cpu_model', '?')},"
+                     f" {speed['machine'].get('cpus_available', '?')} cores, no GPU.")
+    if not lines:
+        lines.append("No benchmark results yet: run `make bench`.")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def readme_section(readme: Path = README) -> str:
+    text = readme.read_text()
+    start, end = text.index(START) + len(START), text.index(END)
+    return text[start:end].strip("\n") + "\n"
+
+
+def write_readme(readme: Path = README, results: Path = RESULTS) -> None:
+    text = readme.read_text()
+    start, end = text.index(START) + len(START), text.index(END)
+    readme.write_text(text[:start] + "\n" + render(results) + text[end:])
+
+
+def plot(results: Path = RESULTS) -> Path | None:
+    """Quality (MRR@10 on the CodeSearchNet-style sets) against index time, per configuration."""
+    quality = load_quality(results).get("csn")
+    if not quality:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(7, 4.5))
+    for config, entry in sorted(quality.items()):
+        x, y = entry.get("index_seconds", 0), entry["metrics"]["mrr@10"]
+        axes.scatter(x, y)
+        axes.annotate(CONFIG_LABELS.get(config, config), (x, y), fontsize=7,
+                      xytext=(4, 2), textcoords="offset points")
+    axes.set_xlabel("index time, all four repositories (s)")
+    axes.set_ylabel("MRR@10 (%)")
+    axes.set_title("CodeSearchNet-style sets: quality vs index time")
+    axes.grid(alpha=0.3)
+    figure.tight_layout()
+    target = results / "quality_vs_time.png"
+    figure.savefig(target, dpi=120)
+    plt.close(figure)
+    return target
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="fail if the README is stale")
+    args = parser.parse_args(argv)
+    if args.check:
+        if readme_section() != render():
+            print("README benchmark tables are out of date: python -m benches.report",
+                  file=sys.stderr)
+            return 1
+        return 0
+    write_readme()
+    plot()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,45 @@
+"""`make bench`: build the datasets, run every benchmark, rewrite the README tables.
+
+Each step writes JSON under benches/results/. The quality grid is split by embedding mode so a
+rerun of one part keeps the others; `--only quality|speed` narrows it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+
+STEPS = {
+    "quality": [
+        ["benches.quality.build"],
+        ["benches.quality.run", "--configs", "sharc:keyword,sharc:independent:*",
+         "--index-cache", "benches/work/indexes", "--out", "benches/results/quality_independent.json"],
+        ["benches.quality.run", "--configs", "sharc:late:*", "--index-cache",
+         "benches/work/indexes", "--out", "benches/results/quality_late.json"],
+        ["benches.quality.run", "--configs", "baseline:*", "--sets", "csn",
+         "--out", "benches/results/quality_baselines.json"],
+    ],
+    "speed": [
+        ["benches.speed.walk_chunk"],
+        ["benches.speed.index_speed"],
+    ],
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=sorted(STEPS), help="run one group")
+    args = parser.parse_args(argv)
+    for group, steps in STEPS.items():
+        if args.only and group != args.only:
+            continue
+        for step in steps:
+            print(f"== python -m {' '.join(step)}", flush=True)
+            subprocess.run([sys.executable, "-m", *step], check=True)
+    subprocess.run([sys.executable, "-m", "benches.report"], check=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,70 @@
+"""The command line: data on stdout, messages on stderr, clear errors with hints."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+
+def sharc(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "sharc.cli", *args], capture_output=True, text=True, cwd=cwd,
+        env={**os.environ, "NO_COLOR": "1"},
+    )
+
+
+def test_files_is_a_dry_run_with_reasons(small_repo: Path) -> None:
+    (small_repo / ".env").write_text("SECRET=1\n")
+    (small_repo / "node_modules" / "x").mkdir(parents=True)
+    (small_repo / "node_modules" / "x" / "index.js").write_text("module.exports = 1\n")
+    result = sharc("files", str(small_repo), "--skipped", "--json")
+    assert result.returncode == 0
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    indexed = {r["path"]: r for r in rows if "tier" in r}
+    skipped = {r["path"]: r for r in rows if "skipped" in r}
+    assert indexed["taskboard/auth.py"]["tier"] == 1
+    assert indexed["README.md"]["tier"] == 2
+    assert skipped[".env"]["skipped"] == "secret"
+    assert skipped["node_modules/"]["skipped"] == "ignored"
+    assert "files" in result.stderr and "to index" in result.stderr
+
+
+def test_chunks_of_a_file_shows_locations_and_headers(small_repo: Path) -> None:
+    result = sharc("chunks", str(small_repo / "taskboard" / "storage.py"))
+    assert result.returncode == 0
+    assert "storage.py:" in result.stdout and "Context:" in result.stdout
+    as_json = sharc("chunks", str(small_repo / "taskboard" / "storage.py"), "--json")
+    chunks = [json.loads(line) for line in as_json.stdout.splitlines()]
+    assert any(c["kind"] == "method" and c["symbol"] == "delete_task" for c in chunks)
+    assert all(c["start_line"] <= c["end_line"] for c in chunks)
+
+
+def test_index_search_status_clear(small_repo: Path, tmp_path: Path) -> None:
+    index_dir = str(tmp_path / "idx")
+    built = sharc("index", str(small_repo), "--index-dir", index_dir)
+    assert built.returncode == 0, built.stderr
+    assert "indexed" in built.stderr and built.stdout == ""
+    found = sharc("search", "hash a password with a salt", "--path", str(small_repo),
+                  "--index-dir", index_dir, "--json", "--limit", "3")
+    assert found.returncode == 0, found.stderr
+    first = json.loads(found.stdout.splitlines()[0])
+    assert first["symbol"] == "hash_password" and first["location"].startswith("taskboard/auth.py:")
+    status = sharc("status", str(small_repo), "--index-dir", index_dir, "--json")
+    assert json.loads(status.stdout)["chunks"] > 0
+    assert sharc("clear", str(small_repo), "--index-dir", index_dir).returncode == 0
+    missing = sharc("search", "x", "--path", str(small_repo), "--index-dir", index_dir)
+    assert missing.returncode == 1
+    assert "not indexed" in missing.stderr and "hint: run `sharc index PATH` first" in missing.stderr
+
+
+def test_errors_are_messages_not_tracebacks(tmp_path: Path) -> None:
+    result = sharc("files", str(tmp_path / "nope"))
+    assert result.returncode == 1
+    assert "error:" in result.stderr and "hint:" in result.stderr
+    assert "Traceback" not in result.stderr
+    bad = sharc("files", str(tmp_path), "--ignore", "src/{a,b")
+    assert bad.returncode == 1 and "Traceback" not in bad.stderr
+    assert "invalid ignore pattern" in bad.stderr
