@@ -696,7 +696,13 @@ def _provider_name(provider: Any) -> str:
 
 
 def _choose_providers(device: str, providers: Sequence[Any] | None) -> list[Any]:
-    import onnxruntime
+    try:
+        import onnxruntime
+    except ImportError as error:
+        raise ModelError(
+            "ONNX Runtime is not installed; hint: pip install 'sharc[cpu]'"
+            " (or 'sharc[gpu]' for CUDA; the two conflict, install one)"
+        ) from error
 
     if providers is not None:
         if not providers:

@@ -632,6 +632,7 @@ class Index:
         return combine(embedder.embed_documents(texts), late)
 
     def _late_vectors(self, embedder: Embedder, records: Sequence[ChunkRecord]) -> np.ndarray:
+        """Pool each chunk's tokens out of an encoding of its whole file (late chunking)."""
         from sharc.embedding import Span
 
         by_path: dict[str, list[int]] = {}
@@ -648,7 +649,8 @@ class Index:
                 end = line_starts[min(record.end_line, len(line_starts) - 1)]
                 spans.append(Span(start, max(end, start + 1)))
                 order.append(position)
-            files.append((text, spans))
+            # The path header is repeated at the start of every window of the file.
+            files.append((text, spans, f"File: {path}\n"))
         pooled = embedder.embed_late_batch(files)
         matrix = np.vstack(pooled) if pooled else np.zeros((0, embedder.dimension), np.float32)
         result = np.empty_like(matrix)
@@ -908,19 +910,17 @@ def _batches_by_file(records: Sequence[ChunkRecord], size: int) -> Iterator[list
 
 
 def _file_text_for_late(root: Path, path: str) -> tuple[str, list[int]]:
-    """The text late chunking encodes (a path line, then the file) and its line offsets."""
+    """The file's text as late chunking encodes it, and the offset of each line start."""
     try:
-        body = (root / path).read_bytes().decode("utf-8", errors="replace")
+        text = (root / path).read_bytes().decode("utf-8", errors="replace")
     except OSError:
-        body = ""
-    body = body.removeprefix("\ufeff").replace("\r\n", "\n")
-    text = f"File: {path}\n{body}"
-    offset = len(f"File: {path}\n")
-    line_starts = [offset]
-    position = body.find("\n")
+        text = ""
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n")
+    line_starts = [0]
+    position = text.find("\n")
     while position != -1:
-        line_starts.append(offset + position + 1)
-        position = body.find("\n", position + 1)
+        line_starts.append(position + 1)
+        position = text.find("\n", position + 1)
     line_starts.append(len(text))
     return text, line_starts
 
