@@ -135,7 +135,7 @@ def render(results: Path = RESULTS) -> str:
         lines.append(
             f"| one file changed, {sync['files']:,} files | {sync['one_file_seconds_median'] * 1e3:.0f} ms | | |"
         )
-        for size, q in speed["query"].items():
+        for q in speed["query"].values():
             lines.append(
                 f"| warm query p50 / p99, {q['chunks']:,} chunks | {q['p50_ms']:.1f} / {q['p99_ms']:.1f} ms"
                 f" | exact numpy cosine + query embedding {q['exact_numpy_p50_ms']:.1f} ms"

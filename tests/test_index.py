@@ -11,7 +11,6 @@ import threading
 from pathlib import Path
 
 import pytest
-
 import sharc
 from sharc.index import Index
 

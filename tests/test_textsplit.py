@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from sharc.textsplit import split_text_file
 
 GUIDE = """# Authentication Guide
@@ -56,7 +58,7 @@ def test_long_section_split_with_overlap_and_exact_lines() -> None:
     for chunk in chunks:
         _lines_match(chunk, text)
     # Consecutive pieces overlap: the next one starts before the previous one ends.
-    assert any(b.start_line <= a.end_line for a, b in zip(chunks, chunks[1:]))
+    assert any(b.start_line <= a.end_line for a, b in itertools.pairwise(chunks))
     assert len({c.id for c in chunks}) == len(chunks)
 
 

@@ -155,10 +155,9 @@ def run_bare_parse(root: Path) -> dict[str, float]:
 
 def run_pure_python(root: Path) -> dict[str, float]:
     import pathspec
+    import sharc._core as core
     from langchain_text_splitters import RecursiveCharacterTextSplitter
     from tree_sitter_language_pack import get_parser
-
-    import sharc._core as core
 
     started = time.perf_counter()
     spec = pathspec.PathSpec.from_lines("gitwildmatch", DEFAULT_IGNORES)

@@ -745,7 +745,7 @@ class Index:
             arms.append("keyword")
         if mode in ("hybrid", "semantic"):
             vectors = self._reader_vectors()
-            files, chunks = manifest.counts()
+            _, chunks = manifest.counts()
             embedded = manifest.count_embedded()
             complete = embedded >= chunks
             if vectors is not None and len(vectors):
