@@ -235,29 +235,22 @@ class Manifest:
         self._connection().executemany("DELETE FROM chunks WHERE id = ?", [(i,) for i in ids])
 
     def chunks_by_key(self, keys: Sequence[int]) -> dict[int, ChunkRecord]:
-        found: dict[int, ChunkRecord] = {}
-        connection = self._connection()
-        for start in range(0, len(keys), 500):
-            batch = list(keys[start : start + 500])
-            marks = ",".join("?" * len(batch))
-            rows = connection.execute(
-                f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE key IN ({marks})", batch
-            )
-            for row in rows:
-                found[row[1]] = ChunkRecord(*row)
-        return found
+        return {r.key: r for r in self._chunks_where("key", keys)}
 
     def chunks_by_id(self, ids: Sequence[str]) -> dict[str, ChunkRecord]:
-        found: dict[str, ChunkRecord] = {}
+        return {r.id: r for r in self._chunks_where("id", ids)}
+
+    def _chunks_where(self, column: str, values: Sequence[object]) -> list[ChunkRecord]:
+        """The chunks whose `column` is one of `values`, in batches under SQLite's limit."""
+        found: list[ChunkRecord] = []
         connection = self._connection()
-        for start in range(0, len(ids), 500):
-            batch = list(ids[start : start + 500])
+        for start in range(0, len(values), 500):
+            batch = list(values[start : start + 500])
             marks = ",".join("?" * len(batch))
             rows = connection.execute(
-                f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE id IN ({marks})", batch
+                f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE {column} IN ({marks})", batch
             )
-            for row in rows:
-                found[row[0]] = ChunkRecord(*row)
+            found.extend(ChunkRecord(*row) for row in rows)
         return found
 
     def iter_chunks(self, batch_size: int = 2000) -> Iterator[list[ChunkRecord]]:
