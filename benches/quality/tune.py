@@ -1,0 +1,72 @@
+"""Tune the fusion weights on dev data, searching already-built indexes (no re-embedding).
+
+    python -m benches.quality.tune [--sets cosqa,csn] [--index-cache benches/work/indexes]
+
+For each candidate `FusionWeights` it reruns every query through `Index.search` (query vectors
+cached) and prints MRR@10 per set; the best row is what `sharc.fusion.DEFAULT_WEIGHTS` should
+hold. Dev data only: CoSQA dev, the CodeSearchNet-style sets and the hand-written queries.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import functools
+import itertools
+from pathlib import Path
+
+from benches.quality import metrics
+from benches.quality.run import load_datasets
+
+
+def _index_for(dataset, index_cache: Path, mode: str):  # type: ignore[no-untyped-def]
+    import sharc
+
+    directory = index_cache / dataset.name.replace("/", "__") / mode
+    if not (directory / "manifest.sqlite").exists():
+        return None
+    index = sharc.Index.open(dataset.root, index_dir=directory)
+    embedder = index.embedder()
+    original = embedder.embed_queries
+    cached = functools.lru_cache(maxsize=None)(lambda text: original([text])[0])
+    embedder.embed_queries = lambda texts: [cached(t) for t in texts]  # type: ignore[method-assign]
+    return index
+
+
+def evaluate(indexes, weights, mode: str = "hybrid") -> dict[str, float]:  # type: ignore[no-untyped-def]
+    by_set: dict[str, list[metrics.QueryScore]] = {}
+    for dataset, index in indexes:
+        index.fusion_weights = weights
+        for query in dataset.queries:
+            results = index.search(query.text, limit=100, mode=mode)
+            score = metrics.score_query(list(results), query.targets, dataset.hit_rule)
+            by_set.setdefault(dataset.set, []).append(score)
+    return {name: metrics.aggregate(scores)["mrr@10"] for name, scores in by_set.items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    from sharc.fusion import DEFAULT_WEIGHTS
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sets", default="cosqa,csn,handwritten")
+    parser.add_argument("--index-cache", type=Path, default=Path("benches/work/indexes"))
+    parser.add_argument("--mode", default="independent")
+    args = parser.parse_args(argv)
+    datasets = load_datasets([s for s in args.sets.split(",") if s])
+    indexes = [(d, i) for d in datasets if (i := _index_for(d, args.index_cache, args.mode))]
+    print("datasets:", ", ".join(d.name for d, _ in indexes))
+    print("semantic only:", evaluate(indexes, DEFAULT_WEIGHTS, mode="semantic"))
+    print("keyword only:", evaluate(indexes, DEFAULT_WEIGHTS, mode="keyword"))
+    grid = itertools.product((0.1, 0.25, 0.45), (0.5, 0.8), (20, 60))
+    for natural_keyword, mixed_keyword, k in grid:
+        weights = dataclasses.replace(
+            DEFAULT_WEIGHTS, natural_keyword=natural_keyword, mixed_keyword=mixed_keyword, k=k
+        )
+        result = evaluate(indexes, weights)
+        print(f"natural_keyword={natural_keyword} mixed_keyword={mixed_keyword} k={k}: {result}",
+              flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
