@@ -173,7 +173,8 @@ fn language_named(name: &str) -> PyResult<Language> {
 
 /// Walk `root` and return `(files, skipped)`, both sorted by path.
 #[pyfunction]
-#[pyo3(name = "walk", signature = (root, *, ignore_patterns=Vec::new(), custom_extensions=Vec::new(), max_file_size=1_000_000, threads=0, report_ignored=false))]
+#[allow(clippy::too_many_arguments)]
+#[pyo3(name = "walk", signature = (root, *, ignore_patterns=Vec::new(), custom_extensions=Vec::new(), max_file_size=1_000_000, threads=0, report_ignored=false, sniff_content=true))]
 fn walk_tree(
     py: Python<'_>,
     root: PathBuf,
@@ -182,6 +183,7 @@ fn walk_tree(
     max_file_size: u64,
     threads: usize,
     report_ignored: bool,
+    sniff_content: bool,
 ) -> PyResult<(String, Vec<WalkedFile>, Vec<SkippedFile>)> {
     let options = WalkOptions {
         ignore_patterns,
@@ -189,6 +191,7 @@ fn walk_tree(
         max_file_size,
         threads,
         report_ignored,
+        sniff_content,
     };
     let result = py.detach(|| walker::walk(&root, &options))?;
     let files = result

@@ -109,6 +109,10 @@ pub struct WalkOptions {
     pub threads: usize,
     /// Also report paths left out by ignore rules (a dry run); off by default.
     pub report_ignored: bool,
+    /// Read the head of each file to skip binaries and private keys. An index sync turns it
+    /// off (a stat per file is enough to see what changed) and lets the chunker, which reads
+    /// the changed files anyway, apply the same check through [`sniff`].
+    pub sniff_content: bool,
 }
 
 impl Default for WalkOptions {
@@ -119,6 +123,7 @@ impl Default for WalkOptions {
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             threads: 0,
             report_ignored: false,
+            sniff_content: true,
         }
     }
 }
@@ -274,6 +279,7 @@ pub struct Filter {
     /// Lowercase, with the leading dot.
     custom_extensions: Vec<String>,
     max_file_size: u64,
+    sniff_content: bool,
     /// The ignore files that apply inside each directory, nearest first.
     ignore_files: RwLock<HashMap<PathBuf, IgnoreChain>>,
 }
@@ -312,6 +318,7 @@ impl Filter {
             defaults,
             custom_extensions,
             max_file_size: options.max_file_size,
+            sniff_content: options.sniff_content,
             ignore_files: RwLock::new(HashMap::new()),
         })
     }
@@ -430,8 +437,15 @@ impl Filter {
         tier: Tier,
         buffer: &mut [u8],
     ) -> std::result::Result<WalkedFile, SkipReason> {
-        let mut file = File::open(path).map_err(|error| unreadable(&error))?;
-        let metadata = file.metadata().map_err(|error| unreadable(&error))?;
+        let mut file = None;
+        let metadata = if self.sniff_content {
+            let opened = File::open(path).map_err(|error| unreadable(&error))?;
+            let metadata = opened.metadata().map_err(|error| unreadable(&error))?;
+            file = Some(opened);
+            metadata
+        } else {
+            std::fs::metadata(path).map_err(|error| unreadable(&error))?
+        };
         let size = metadata.len();
         if self.max_file_size > 0 && size > self.max_file_size {
             return Err(SkipReason::TooLarge {
@@ -439,12 +453,11 @@ impl Filter {
                 limit: self.max_file_size,
             });
         }
-        let head = read_head(&mut file, buffer).map_err(|error| unreadable(&error))?;
-        if memchr::memchr(0, head).is_some() {
-            return Err(SkipReason::Binary);
-        }
-        if starts_with_private_key(head) {
-            return Err(SkipReason::Secret);
+        if let Some(mut file) = file {
+            let head = read_head(&mut file, buffer).map_err(|error| unreadable(&error))?;
+            if let Some(reason) = sniff(head) {
+                return Err(reason);
+            }
         }
         Ok(WalkedFile {
             path: self.relative(path),
@@ -792,6 +805,18 @@ fn is_secret_name(name: &str) -> bool {
 fn ends_with_ignore_case(name: &str, suffix: &str) -> bool {
     name.len() >= suffix.len()
         && name.as_bytes()[name.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())
+}
+
+/// The content rules on a file's first bytes: binary (a NUL in the first 8 KiB) or a private key.
+pub fn sniff(content: &[u8]) -> Option<SkipReason> {
+    let head = &content[..content.len().min(SNIFF_LEN)];
+    if memchr::memchr(0, head).is_some() {
+        Some(SkipReason::Binary)
+    } else if starts_with_private_key(head) {
+        Some(SkipReason::Secret)
+    } else {
+        None
+    }
 }
 
 /// Whether the first non-blank line is a PEM private key header such as

@@ -265,3 +265,19 @@ def test_index_lives_outside_the_repository(small_repo: Path) -> None:
     index = sharc.Index.open(small_repo)
     assert small_repo.resolve() not in index.index_dir.resolve().parents
     assert Path(os.environ["SHARC_CACHE_DIR"]) in index.index_dir.parents
+
+
+def test_binary_and_private_key_files_are_never_indexed(small_repo: Path, tmp_path: Path) -> None:
+    index = _open(small_repo, tmp_path)
+    index.update(embed=False)
+    # Files that turn binary or into a key after the first index: a sync only stats files, so
+    # the content rules apply when the changed file is read.
+    (small_repo / "taskboard" / "auth.py").write_bytes(b"def x():\n    return 1\n\0\0\0")
+    (small_repo / "taskboard" / "models.py").write_text(
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nabc\n-----END OPENSSH PRIVATE KEY-----\n"
+    )
+    report = index.update(embed=False)
+    assert any("auth.py" in e and "binary" in e for e in report.errors)
+    assert any("models.py" in e and "secret" in e for e in report.errors)
+    paths = {r.path for r in index.search("def", mode="keyword", limit=50, max_per_file=None)}
+    assert "taskboard/auth.py" not in paths and "taskboard/models.py" not in paths

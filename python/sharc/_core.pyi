@@ -96,6 +96,7 @@ def walk(
     max_file_size: int = 1_000_000,
     threads: int = 0,
     report_ignored: bool = False,
+    sniff_content: bool = True,
 ) -> tuple[str, list[WalkedFile], list[SkippedFile]]:
     """Walk `root`; return its canonical path, the files to index and the skipped ones."""
 

@@ -39,11 +39,14 @@ def walk(
     max_file_size: int = DEFAULT_MAX_FILE_SIZE,
     threads: int = 0,
     report_ignored: bool = False,
+    sniff_content: bool = True,
 ) -> WalkResult:
     """Walk `root` in parallel with .gitignore, .ignore, .sharcignore and the default ignores.
 
     Secrets, binaries, files over `max_file_size` and symlinks leaving the root are always
     skipped; `report_ignored` also lists what the ignore rules dropped (a dry run).
+    `sniff_content=False` only stats files (an index sync: the chunker checks the content of
+    the files it reads).
     """
     canonical, files, skipped = _core.walk(
         os.fspath(root),
@@ -52,5 +55,6 @@ def walk(
         max_file_size=max_file_size,
         threads=threads,
         report_ignored=report_ignored,
+        sniff_content=sniff_content,
     )
     return WalkResult(Path(canonical), files, skipped)

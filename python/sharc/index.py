@@ -341,7 +341,7 @@ class Index:
         )
         self._save_settings(manifest, model, model_id, mode, walk_settings)
         keyword = self._open_keyword(writable=True)
-        vectors = self._open_vectors_for_write(embedder)
+        vectors = self._open_vectors_for_write(embedder, manifest)
         result = UpdateReport()
         try:
             self._reconcile(manifest, keyword, vectors)
@@ -351,6 +351,7 @@ class Index:
                 ignore_patterns=walk_settings.ignore_patterns,
                 custom_extensions=walk_settings.custom_extensions,
                 max_file_size=walk_settings.max_file_size,
+                sniff_content=False,
             )
             result.skipped = [(s.path, s.detail) for s in walked.skipped]
             removed, added = self._sync_chunks(
@@ -360,7 +361,13 @@ class Index:
             self._apply_keyword(manifest, keyword, [chunk_id for chunk_id, _ in removed], added)
             if vectors is not None:
                 vectors.remove(np.array([key for _, key in removed], dtype=np.uint64))
-                self._save_vectors(manifest, vectors)
+                # Changed chunks whose text was embedded before (a revert, a moved function)
+                # take their vector from the cache instead of the model.
+                keys, matrix = manifest.vectors_for(added)
+                if keys:
+                    vectors.upsert(np.array(keys, dtype=np.uint64), matrix)
+                if removed or keys:
+                    self._save_vectors(manifest, vectors)
             if embedder is not None and vectors is not None:
                 self._embed_missing(manifest, embedder, vectors, mode, result, report, is_cancelled)
             manifest.prune_vectors()
@@ -418,16 +425,11 @@ class Index:
 
         Returns the (id, key) of the chunks removed and the records added or changed.
         """
-        known = manifest.files()
+        known = manifest.file_stats()
         on_disk = {f.path: f for f in files}  # type: ignore[attr-defined]
         to_chunk = []
         for path, walked in on_disk.items():
-            record = known.get(path)
-            if path in hold:
-                result.files_unchanged += 1
-            elif record is None:
-                to_chunk.append(walked)
-            elif record.size != walked.size or record.mtime_ns != walked.mtime_ns:
+            if path not in hold and known.get(path) != (walked.size, walked.mtime_ns):
                 to_chunk.append(walked)
             else:
                 result.files_unchanged += 1
@@ -445,7 +447,7 @@ class Index:
                 batch = to_chunk[start : start + CHUNK_BATCH_FILES]
                 for walked, chunked in zip(batch, chunk_files(self.root, batch)):
                     self._store_file(
-                        manifest, walked, chunked, known.get(walked.path), model_id, mode,
+                        manifest, walked, chunked, manifest.file(walked.path), model_id, mode,
                         result, removed, added,
                     )
                 report("chunking", files_done=min(start + len(batch), total), files_total=total)
@@ -521,21 +523,25 @@ class Index:
             shutil.rmtree(directory, ignore_errors=True)
             return KeywordStore.open(directory, writable=True)
 
-    def _open_vectors_for_write(self, embedder: Embedder | None) -> VectorStore | None:
+    def _open_vectors_for_write(
+        self, embedder: Embedder | None, manifest: Manifest
+    ) -> VectorStore | None:
         if embedder is None:
             return None
         from sharc.vectors import VectorStore
 
         path = self.index_dir / "vectors.usearch"
-        store = VectorStore(embedder.dimension)
         if path.exists():
             try:
                 store = VectorStore.load(path, view=False)
-                if store.dimension != embedder.dimension:
-                    store = VectorStore(embedder.dimension)
+                if store.dimension == embedder.dimension:
+                    return store
             except IndexCorruptError:
-                store = VectorStore(embedder.dimension)
-        return store
+                pass
+            # Damaged, or another model's: rebuilt from the manifest's vector cache.
+            manifest.set_meta("vector_generation", "rebuild")
+            manifest.commit()
+        return VectorStore(embedder.dimension)
 
     def _reconcile(
         self, manifest: Manifest, keyword: KeywordStore, vectors: VectorStore | None
@@ -573,9 +579,10 @@ class Index:
         removed_ids: list[str],
         added: list[ChunkRecord],
     ) -> None:
-        keyword.delete(removed_ids)
-        keyword.upsert([_keyword_doc(r) for r in added])
-        keyword.commit()
+        if removed_ids or added:
+            keyword.delete(removed_ids)
+            keyword.upsert([_keyword_doc(r) for r in added])
+            keyword.commit()
         manifest.set_meta("keyword_generation", str(manifest.generation()))
         manifest.commit()
 
@@ -616,7 +623,12 @@ class Index:
             if time.monotonic() - last_save > VECTOR_SAVE_SECONDS:
                 self._save_vectors(manifest, vectors)
                 last_save = time.monotonic()
-        self._save_vectors(manifest, vectors)
+        if done or not (self.index_dir / "vectors.usearch").exists():
+            self._save_vectors(manifest, vectors)
+        else:
+            # Nothing new to write: the saved vectors already match this generation.
+            manifest.set_meta("vector_generation", str(manifest.generation()))
+            manifest.commit()
 
     def _embed_records(
         self, embedder: Embedder, records: Sequence[ChunkRecord], mode: EmbeddingMode

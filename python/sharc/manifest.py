@@ -185,6 +185,17 @@ class Manifest:
 
     # -- files -----------------------------------------------------------------------------
 
+    def file_stats(self) -> dict[str, tuple[int, int]]:
+        """`{path: (size, mtime_ns)}` of every indexed file: what a sync compares first."""
+        rows = self._connection().execute("SELECT path, size, mtime_ns FROM files")
+        return {path: (size, mtime) for path, size, mtime in rows}
+
+    def file(self, path: str) -> FileRecord | None:
+        row = self._connection().execute(
+            f"SELECT {_FILE_COLUMNS} FROM files WHERE path = ?", (path,)
+        ).fetchone()
+        return None if row is None else FileRecord(*row)
+
     def files(self) -> dict[str, FileRecord]:
         rows = self._connection().execute(f"SELECT {_FILE_COLUMNS} FROM files")
         return {row[0]: FileRecord(*row) for row in rows}

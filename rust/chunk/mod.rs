@@ -174,6 +174,17 @@ pub fn chunk_file(
     match std::fs::read(root.join(path)) {
         Ok(bytes) => {
             let content_hash = hash(&bytes);
+            if let Some(reason) = crate::walk::sniff(&bytes) {
+                // The walk may not have read the file (an index sync only stats): same rules.
+                return FileChunks {
+                    path: path.to_string(),
+                    language,
+                    content_hash,
+                    chunks: Vec::new(),
+                    syntax_errors: Vec::new(),
+                    error: Some(format!("skipped: {reason}")),
+                };
+            }
             let text = String::from_utf8_lossy(&bytes);
             chunk_text(path, language, &text, content_hash, options)
         }
