@@ -125,7 +125,7 @@ def test_weights_lean_by_kind() -> None:
     natural = weights_for(QueryKind.NATURAL_LANGUAGE)
     assert identifier.weight(KEYWORD) > identifier.weight(SEMANTIC)
     assert natural.weight(SEMANTIC) > natural.weight(KEYWORD)
-    assert identifier.k == FusionWeights().k == 60
+    assert identifier.k == natural.k == FusionWeights().k
     custom = FusionWeights(identifier_keyword=3.0, k=10)
     assert custom.arms(QueryKind.IDENTIFIER) == {KEYWORD: 3.0, SEMANTIC: 0.35}
     assert weights_for(QueryKind.MIXED, custom).k == 10
