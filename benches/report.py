@@ -52,6 +52,29 @@ def load_quality(results: Path = RESULTS) -> dict[str, dict[str, Any]]:
     return merged
 
 
+def load_rows(results: Path = RESULTS) -> list[dict[str, Any]]:
+    """Every per-dataset row of every quality result file (later files win)."""
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    for path in sorted(results.glob("quality*.json")):
+        for row in json.loads(path.read_text()).get("rows", []):
+            if "metrics" in row:
+                rows[(row["dataset"], row["config"])] = row
+    return list(rows.values())
+
+
+def subset_metrics(rows: list[dict[str, Any]], config: str, datasets: set[str]) -> dict | None:
+    """Query-weighted means of a configuration's metrics over some datasets (exact: every
+    metric is a mean over queries)."""
+    chosen = [r for r in rows if r["config"] == config and r["dataset"] in datasets]
+    if {r["dataset"] for r in chosen} != datasets:
+        return None
+    total = sum(r["queries"] for r in chosen)
+    return {
+        name: sum(r["metrics"][name] * r["queries"] for r in chosen) / total
+        for name in chosen[0]["metrics"]
+    } | {"queries": total, "index_seconds": sum(r.get("index_seconds", 0) for r in chosen)}
+
+
 def _load(name: str, results: Path) -> dict[str, Any] | None:
     path = results / name
     return json.loads(path.read_text()) if path.exists() else None
@@ -71,6 +94,10 @@ def render(results: Path = RESULTS) -> str:
             configs = quality.get(set_name)
             if not configs:
                 continue
+            # The set's table holds configurations run on all of its datasets; partial runs
+            # (the chunking baselines) get their own table below.
+            full = max(len(entry["datasets"]) for entry in configs.values())
+            configs = {c: e for c, e in configs.items() if len(e["datasets"]) == full}
             lines += ["", f"**{SET_TITLES[set_name]}**", ""]
             lines.append("| configuration | MRR | MRR@10 | R@1 | R@10 | nDCG@10 | index s |")
             lines.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
@@ -84,6 +111,7 @@ def render(results: Path = RESULTS) -> str:
                     f" | {m['recall@1']:.1f} | {m['recall@10']:.1f} | {m['ndcg@10']:.1f}"
                     f" | {entry.get('index_seconds', 0):.0f} |"
                 )
+    lines += _chunking_table(load_rows(results))
     walk = _load("speed_walk_chunk.json", results)
     if walk:
         r = walk["ratios"]
@@ -155,6 +183,31 @@ def render(results: Path = RESULTS) -> str:
     if not lines:
         lines.append("No benchmark results yet: run `make bench`.")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _chunking_table(rows: list[dict[str, Any]]) -> list[str]:
+    """The chunking and vector ablations: baselines and sharc's modes on the datasets the
+    baselines ran on."""
+    baselines = [r for r in rows if r["config"].startswith("baseline:")]
+    if not baselines:
+        return []
+    datasets = {r["dataset"] for r in baselines}
+    names = ", ".join(sorted(d.split("/")[-1] for d in datasets))
+    lines = ["", f"**Chunking and vector ablations (CodeSearchNet-style: {names}; same model)**",
+             "", "| configuration | MRR@10 | R@1 | R@10 | nDCG@10 |",
+             "| --- | ---: | ---: | ---: | ---: |"]
+    configs = [c for c in CONFIG_LABELS if c.startswith("baseline:")]
+    configs += [c for c in CONFIG_LABELS if c.startswith("sharc:") and c != "sharc:keyword"]
+    for config in configs:
+        m = subset_metrics(rows, config, datasets)
+        if m is None:
+            continue
+        label = CONFIG_LABELS[config]
+        if config.startswith("sharc:"):
+            label = "sharc index: " + label
+        lines.append(f"| {label} | {m['mrr@10']:.1f} | {m['recall@1']:.1f} | {m['recall@10']:.1f}"
+                     f" | {m['ndcg@10']:.1f} |")
+    return lines
 
 
 def readme_section(readme: Path = README) -> str:

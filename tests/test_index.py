@@ -281,3 +281,14 @@ def test_binary_and_private_key_files_are_never_indexed(small_repo: Path, tmp_pa
     assert any("models.py" in e and "secret" in e for e in report.errors)
     paths = {r.path for r in index.search("def", mode="keyword", limit=50, max_per_file=None)}
     assert "taskboard/auth.py" not in paths and "taskboard/models.py" not in paths
+
+
+def test_switching_the_vector_mode_re_embeds_everything(small_repo: Path, tmp_path: Path) -> None:
+    index = _open(small_repo, tmp_path)
+    first = index.update()
+    late = _open(small_repo, tmp_path, embedding_mode="late")
+    report = late.update()
+    assert report.chunks_embedded == first.chunks_embedded
+    assert late.stats().embedding_mode == "late"
+    assert _top(late, "hash a password with a salt") == "hash_password"
+    assert _open(small_repo, tmp_path, embedding_mode="late").update().chunks_embedded == 0

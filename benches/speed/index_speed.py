@@ -212,7 +212,7 @@ def _fill_synthetic_vectors(index_dir: Path, dimension: int, seed: int = 7) -> i
     return len(keys)
 
 
-def query_latency(work: Path, tree: Path, sizes: list[int]) -> dict:
+def query_latency(work: Path, sizes: list[int]) -> dict:
     import sharc
     from sharc.embedding import load_embedder
 
@@ -220,7 +220,7 @@ def query_latency(work: Path, tree: Path, sizes: list[int]) -> dict:
     results = {}
     for size in sizes:
         files = max(1, size // 12)  # stdlib modules average about 12 chunks
-        root = make_tree(work / f"tree-{size}", files) if size != 10_000 * 12 else tree
+        root = make_tree(work / f"query-tree-{size}", files)
         index_dir = _index_dir(work, f"q{size}")
         index = sharc.Index.open(root, index_dir=index_dir)
         index.update(embed=False)
@@ -328,7 +328,7 @@ def main(argv: list[str] | None = None) -> dict:
         result["sync"] = sync_speed(work, tree)
         print(json.dumps(result["sync"]), flush=True)
         sizes = [10_000] if args.quick else [10_000, 100_000]
-        result["query"] = query_latency(args.work, tree, sizes)
+        result["query"] = query_latency(args.work, sizes)
         print(json.dumps(result["query"]), flush=True)
         result["memory"] = memory(
             args.work, {"1x": 1_000, "3x": 3_000} if args.quick else {"1x": 3_000, "3x": 9_000}

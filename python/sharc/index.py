@@ -339,6 +339,13 @@ class Index:
         model_id = embedder.model_id if embedder else str(
             self._stored_settings(manifest).get("model_id", "")
         )
+        stored = self._stored_settings(manifest)
+        if embedder is not None and stored.get("model_id") and (
+            stored.get("model_id") != model_id or stored.get("embedding_mode") != mode
+        ):
+            # Another model or vector mode: every chunk gets a new vector key, so every file
+            # is chunked again (cheap) and embedded again (unavoidable).
+            manifest.forget_files()
         self._save_settings(manifest, model, model_id, mode, walk_settings)
         keyword = self._open_keyword(writable=True)
         vectors = self._open_vectors_for_write(embedder, manifest)

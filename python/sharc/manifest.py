@@ -207,6 +207,10 @@ class Manifest:
              record.tier, record.error, record.syntax_errors),
         )
 
+    def forget_files(self) -> None:
+        """Make every file look new to the next sync (its chunks stay until replaced)."""
+        self._connection().execute("DELETE FROM files")
+
     def touch_file(self, path: str, size: int, mtime_ns: int) -> None:
         self._connection().execute(
             "UPDATE files SET size = ?, mtime_ns = ? WHERE path = ?", (size, mtime_ns, path)
