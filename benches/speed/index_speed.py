@@ -258,11 +258,14 @@ def query_latency(work: Path, sizes: list[int]) -> dict:
     return results
 
 
-_RSS_CHILD = """
-import resource, sys, sharc
+# The peak RSS of the child alone: VmHWM starts afresh at exec, while ru_maxrss keeps the
+# high-water mark of the parent that forked it.
+_PEAK = "print([l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM')][0])"
+_RSS_CHILD = f"""
+import sys, sharc
 index = sharc.Index.open(sys.argv[1], index_dir=sys.argv[2])
 index.update(embed=False)
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+{_PEAK}
 """
 
 
@@ -292,8 +295,7 @@ def memory(work: Path, sizes: dict[str, int]) -> dict:
         [
             sys.executable,
             "-c",
-            "import resource, sharc, sharc.index, sharc.keyword, tantivy;"
-            " print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)",
+            f"import sharc, sharc.index, sharc.keyword, tantivy; {_PEAK}",
         ],
         capture_output=True,
         text=True,

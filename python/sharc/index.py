@@ -361,19 +361,39 @@ class Index:
                 sniff_content=False,
             )
             result.skipped = [(s.path, s.detail) for s in walked.skipped]
-            removed, added = self._sync_chunks(
-                manifest, walked.files, model_id, mode, result, report, is_cancelled, hold
-            )
+            reused = streamed = 0
+
+            def stream(added: list[ChunkRecord]) -> None:
+                # Uncommitted until the manifest commits; a crash leaves extras that search
+                # ignores and the next update removes.
+                nonlocal reused, streamed
+                streamed += len(added)
+                keyword.upsert([_keyword_doc(r) for r in added])
+                if vectors is not None:
+                    # Changed chunks whose text was embedded before (a revert, a moved
+                    # function) take their vector from the cache instead of the model.
+                    keys, matrix = manifest.vectors_for(added)
+                    if keys:
+                        vectors.upsert(np.array(keys, dtype=np.uint64), matrix)
+                        reused += len(keys)
+
+            try:
+                removed = self._sync_chunks(
+                    manifest, walked.files, model_id, mode, result, report, is_cancelled, hold,
+                    stream,
+                )
+            except BaseException:
+                keyword.rollback()
+                raise
             report("keyword", files_done=len(walked.files), files_total=len(walked.files))
-            self._apply_keyword(manifest, keyword, [chunk_id for chunk_id, _ in removed], added)
+            if removed or streamed:
+                keyword.delete([chunk_id for chunk_id, _ in removed])
+                keyword.commit()
+            manifest.set_meta("keyword_generation", str(manifest.generation()))
+            manifest.commit()
             if vectors is not None:
                 vectors.remove(np.array([key for _, key in removed], dtype=np.uint64))
-                # Changed chunks whose text was embedded before (a revert, a moved function)
-                # take their vector from the cache instead of the model.
-                keys, matrix = manifest.vectors_for(added)
-                if keys:
-                    vectors.upsert(np.array(keys, dtype=np.uint64), matrix)
-                if removed or keys:
+                if removed or reused:
                     self._save_vectors(manifest, vectors)
             if embedder is not None and vectors is not None:
                 self._embed_missing(manifest, embedder, vectors, mode, result, report, is_cancelled)
@@ -427,10 +447,12 @@ class Index:
         report: Callable[..., None],
         is_cancelled: CancelCheck,
         hold: frozenset[str],
-    ) -> tuple[list[tuple[str, int]], list[ChunkRecord]]:
+        sink: Callable[[list[ChunkRecord]], None],
+    ) -> list[tuple[str, int]]:
         """Chunk what changed and commit it to the manifest in one transaction.
 
-        Returns the (id, key) of the chunks removed and the records added or changed.
+        The records added or changed go to `sink` batch by batch (memory stays bounded by a
+        batch, not the tree); returns the (id, key) of the chunks removed.
         """
         known = manifest.file_stats()
         on_disk = {f.path: f for f in files}  # type: ignore[attr-defined]
@@ -442,7 +464,6 @@ class Index:
                 result.files_unchanged += 1
         deleted = sorted(set(known) - set(on_disk) - hold)
         removed: list[tuple[str, int]] = []
-        added: list[ChunkRecord] = []
         try:
             for path in deleted:
                 removed.extend(manifest.delete_file(path))
@@ -452,11 +473,13 @@ class Index:
                 if is_cancelled():
                     raise CancelledError("indexing cancelled; the index keeps its previous state")
                 batch = to_chunk[start : start + CHUNK_BATCH_FILES]
+                added: list[ChunkRecord] = []
                 for walked, chunked in zip(batch, chunk_files(self.root, batch)):
                     self._store_file(
                         manifest, walked, chunked, manifest.file(walked.path), model_id, mode,
                         result, removed, added,
                     )
+                sink(added)
                 report("chunking", files_done=min(start + len(batch), total), files_total=total)
             if is_cancelled():
                 raise CancelledError("indexing cancelled; the index keeps its previous state")
@@ -465,7 +488,7 @@ class Index:
         except BaseException:
             manifest.rollback()
             raise
-        return removed, added
+        return removed
 
     def _store_file(
         self,
@@ -578,20 +601,6 @@ class Index:
                 if keys:
                     vectors.upsert(np.array(keys, dtype=np.uint64), matrix)
             self._save_vectors(manifest, vectors)
-
-    def _apply_keyword(
-        self,
-        manifest: Manifest,
-        keyword: KeywordStore,
-        removed_ids: list[str],
-        added: list[ChunkRecord],
-    ) -> None:
-        if removed_ids or added:
-            keyword.delete(removed_ids)
-            keyword.upsert([_keyword_doc(r) for r in added])
-            keyword.commit()
-        manifest.set_meta("keyword_generation", str(manifest.generation()))
-        manifest.commit()
 
     def _save_vectors(self, manifest: Manifest, vectors: VectorStore) -> None:
         vectors.save(self.index_dir / "vectors.usearch")
