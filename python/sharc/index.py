@@ -47,7 +47,7 @@ SearchMode = Literal["hybrid", "semantic", "keyword"]
 
 DEFAULT_EMBEDDING_MODE: EmbeddingMode = "independent"
 CHUNK_BATCH_FILES = 256
-EMBED_BATCH_CHUNKS = 64  # also the cancellation granularity: about a second of CPU work
+EMBED_BATCH_CHUNKS = 32  # also the cancellation granularity: well under a second on 2 cores
 VECTOR_SAVE_SECONDS = 20.0
 
 
