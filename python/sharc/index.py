@@ -385,6 +385,8 @@ class Index:
             except BaseException:
                 keyword.rollback()
                 raise
+            if streamed:
+                manifest.set_meta("vectors_complete", "0")
             report("keyword", files_done=len(walked.files), files_total=len(walked.files))
             if removed or streamed:
                 keyword.delete([chunk_id for chunk_id, _ in removed])
@@ -397,6 +399,8 @@ class Index:
                     self._save_vectors(manifest, vectors)
             if embedder is not None and vectors is not None:
                 self._embed_missing(manifest, embedder, vectors, mode, result, report, is_cancelled)
+            if embedder is not None:
+                manifest.set_meta("vectors_complete", "1")
             manifest.prune_vectors()
             manifest.set_meta("last_update", str(time.time()))
             manifest.commit()
@@ -773,9 +777,8 @@ class Index:
             arms.append("keyword")
         if mode in ("hybrid", "semantic"):
             vectors = self._reader_vectors()
-            _, chunks = manifest.counts()
-            embedded = manifest.count_embedded()
-            complete = embedded >= chunks
+            # Kept by the writer: counting embedded chunks here would cost a join per query.
+            complete = manifest.get_meta("vectors_complete") == "1"
             if vectors is not None and len(vectors):
                 query_vector = self.embedder().embed_queries([query])[0]
                 hits_by_key = vectors.search(query_vector, depth)
