@@ -161,16 +161,10 @@ def combine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def model_cache_dir() -> Path:
-    """Where prepared models are cached: ``$SHARC_CACHE_DIR/models``, else the user cache."""
-    override = os.environ.get("SHARC_CACHE_DIR")
-    if override:
-        return Path(override).expanduser() / "models"
-    try:
-        from platformdirs import user_cache_dir
-    except ImportError:
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.join("~", ".cache")
-        return Path(base).expanduser() / "sharc" / "models"
-    return Path(user_cache_dir("sharc", appauthor=False)) / "models"
+    """Where prepared models are cached: ``models/`` under sharc's cache home."""
+    from sharc.paths import cache_home
+
+    return cache_home() / "models"
 
 
 def read_model_config(directory: Path, preset: str | None = None) -> ModelConfig:

@@ -286,7 +286,8 @@ class Index:
 
                 model = self._model_name
                 if model is None and self.exists:
-                    model = self._reader_manifest().get_meta("model_path") or None
+                    stored = self._stored_settings(self._reader_manifest()).get("model")
+                    model = str(stored) if stored else None
                 self._embedder = load_embedder(model, device=self._device)
             return self._embedder
 
@@ -438,7 +439,6 @@ class Index:
             "root": str(self.root),
         }
         manifest.set_meta("settings", json.dumps(settings, sort_keys=True))
-        manifest.set_meta("model_path", model or "")
         manifest.commit()
 
     def _sync_chunks(
