@@ -12,6 +12,7 @@ from sharc.fusion import (
     QueryKind,
     classify_query,
     diversify,
+    fuse,
     is_generated_path,
     is_test_path,
     is_vendored_path,
@@ -20,6 +21,8 @@ from sharc.fusion import (
     reciprocal_rank_fusion,
     rerank,
     rerank_adjustments,
+    score_fusion,
+    settled,
     wants_config,
     wants_docs,
     wants_tests,
@@ -86,6 +89,76 @@ def test_normalize_scores() -> None:
         normalize_scores([0.1])
 
 
+# Score fusion
+
+
+def test_score_fusion_min_max_per_arm() -> None:
+    hits = {
+        KEYWORD: [("a", 30.0), ("b", 20.0), ("c", 10.0)],
+        SEMANTIC: [("b", 0.9), ("c", 0.7), ("d", 0.5)],
+    }
+    fused = dict(score_fusion(hits, {KEYWORD: 1.0, SEMANTIC: 3.0}))
+    # keyword share 1/4: a=1, b=0.5, c=0; semantic share 3/4: b=1, c=0.5, d=0
+    assert fused == pytest.approx({"b": 0.25 * 0.5 + 0.75, "c": 0.75 * 0.5, "a": 0.25, "d": 0.0})
+    assert [item for item, _ in score_fusion(hits, {KEYWORD: 1.0, SEMANTIC: 3.0})][:2] == ["b", "c"]
+
+
+def test_score_fusion_edges() -> None:
+    assert score_fusion({}, {}) == []
+    assert score_fusion({KEYWORD: []}, {KEYWORD: 1.0}) == []
+    # One arm ran: its own normalised scores, the best is 1.
+    assert score_fusion({SEMANTIC: [("x", 0.4)]}, {SEMANTIC: 0.5, KEYWORD: 0.5}) == [("x", 1.0)]
+    # Equal scores all count 1; a repeated id counts once, at its best.
+    assert dict(score_fusion({KEYWORD: [("a", 2.0), ("a", 1.0), ("b", 2.0)]}, {})) == {
+        "a": 1.0,
+        "b": 1.0,
+    }
+    # Hits below the floor rank clip to 0 instead of going negative.
+    ranked = [("a", 3.0), ("b", 2.0), ("c", 1.0)]
+    assert dict(score_fusion({KEYWORD: ranked}, {}, floor_rank=2)) == {"a": 1.0, "b": 0.0, "c": 0.0}
+    # A short list has run out of matches: its floor is what a non-match scores.
+    assert dict(score_fusion({KEYWORD: ranked}, {}, exhausted_floor={KEYWORD: 0.0})) == {
+        "a": 1.0,
+        "b": pytest.approx(2 / 3),
+        "c": pytest.approx(1 / 3),
+    }
+    with pytest.raises(ValueError):
+        score_fusion({KEYWORD: ranked}, {}, floor_rank=0)
+
+
+def test_fuse_dispatches_on_method_and_scores_in_unit_range() -> None:
+    hits = {KEYWORD: [("kw", 12.0), ("both", 11.0)], SEMANTIC: [("both", 0.8), ("sem", 0.7)]}
+    for method in ("score", "rrf"):
+        weights = FusionWeights(method=method)
+        fused = fuse(hits, QueryKind.MIXED, weights)
+        assert {item for item, _ in fused} == {"kw", "both", "sem"}
+        assert all(0.0 <= score <= 1.0 for _, score in fused)
+        assert fused[0][0] == "both"
+    # An identifier query leans on keywords, a sentence on vectors.
+    solo = {KEYWORD: [("kw", 12.0), ("x", 1.0)], SEMANTIC: [("sem", 0.8), ("y", 0.1)]}
+    assert fuse(solo, QueryKind.IDENTIFIER)[0][0] == "kw"
+    assert fuse(solo, QueryKind.NATURAL_LANGUAGE)[0][0] == "sem"
+
+
+def test_settled_only_when_the_top_cannot_change() -> None:
+    a1, a2, b1 = Candidate("a1", "a.py"), Candidate("a2", "a.py"), Candidate("b1", "b.py")
+    ranked = [(a1, 0.9), (a2, 0.8), (b1, 0.7)]
+    assert settled(ranked, 2, ceiling=0.75, max_per_file=None)
+    assert not settled(ranked, 2, ceiling=0.85, max_per_file=None)
+    # One per file: a2 gives way to any later file, so two final places need b1 above the ceiling.
+    assert not settled(ranked, 2, ceiling=0.75, max_per_file=1)
+    assert settled(ranked, 2, ceiling=0.6, max_per_file=1)
+    assert not settled(ranked, 4, ceiling=0.0, max_per_file=None)
+    assert FusionWeights().max_factor == FusionWeights().symbol_match_factor
+
+
+def test_fusion_weights_validate() -> None:
+    with pytest.raises(ValueError, match="method"):
+        FusionWeights(method="borda")
+    with pytest.raises(ValueError, match="0-1"):
+        FusionWeights(natural_keyword=1.5)
+
+
 # Query routing
 
 
@@ -126,8 +199,8 @@ def test_weights_lean_by_kind() -> None:
     assert identifier.weight(KEYWORD) > identifier.weight(SEMANTIC)
     assert natural.weight(SEMANTIC) > natural.weight(KEYWORD)
     assert identifier.k == natural.k == FusionWeights().k
-    custom = FusionWeights(identifier_keyword=3.0, k=10)
-    assert custom.arms(QueryKind.IDENTIFIER) == {KEYWORD: 3.0, SEMANTIC: 0.35}
+    custom = FusionWeights(identifier_keyword=0.9, k=10)
+    assert custom.arms(QueryKind.IDENTIFIER) == {KEYWORD: 0.9, SEMANTIC: pytest.approx(0.1)}
     assert weights_for(QueryKind.MIXED, custom).k == 10
     assert identifier.weight("unknown arm") == 1.0
 

@@ -2,7 +2,8 @@
 
     python -m benches.quality.tune [--sets cosqa,csn] [--index-cache benches/work/indexes]
 
-For each candidate `FusionWeights` it reruns every query through `Index.search` (query vectors
+RRF at its previous best is printed for comparison, then score fusion over a grid of keyword
+shares. For each candidate `FusionWeights` it reruns every query through `Index.search` (query vectors
 cached) and prints MRR@10 per set; the best row is what `sharc.fusion.DEFAULT_WEIGHTS` should
 hold. Dev data only: CoSQA dev, the CodeSearchNet-style sets and the hand-written queries.
 """
@@ -51,19 +52,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sets", default="cosqa,csn,handwritten")
     parser.add_argument("--index-cache", type=Path, default=Path("benches/work/indexes"))
     parser.add_argument("--mode", default="independent")
+    parser.add_argument("--natural", default="0.25,0.3,0.35,0.4", help="keyword shares to try")
+    parser.add_argument("--mixed", default="0.5,0.6,0.7", help="keyword shares to try")
     args = parser.parse_args(argv)
     datasets = load_datasets([s for s in args.sets.split(",") if s])
     indexes = [(d, i) for d in datasets if (i := _index_for(d, args.index_cache, args.mode))]
     print("datasets:", ", ".join(d.name for d, _ in indexes))
     print("semantic only:", evaluate(indexes, DEFAULT_WEIGHTS, mode="semantic"))
     print("keyword only:", evaluate(indexes, DEFAULT_WEIGHTS, mode="keyword"))
-    grid = itertools.product((0.1, 0.25, 0.45), (0.5, 0.8), (20, 60))
-    for natural_keyword, mixed_keyword, k in grid:
+    print("rrf:", evaluate(indexes, dataclasses.replace(DEFAULT_WEIGHTS, method="rrf", natural_keyword=0.2, mixed_keyword=0.45, identifier_keyword=0.75)), flush=True)
+    grid = itertools.product(
+        [float(x) for x in args.natural.split(",")], [float(x) for x in args.mixed.split(",")]
+    )
+    for natural_keyword, mixed_keyword in grid:
         weights = dataclasses.replace(
-            DEFAULT_WEIGHTS, natural_keyword=natural_keyword, mixed_keyword=mixed_keyword, k=k
+            DEFAULT_WEIGHTS, natural_keyword=natural_keyword, mixed_keyword=mixed_keyword
         )
         result = evaluate(indexes, weights)
-        print(f"natural_keyword={natural_keyword} mixed_keyword={mixed_keyword} k={k}: {result}",
+        print(f"score natural_keyword={natural_keyword} mixed_keyword={mixed_keyword}: {result}",
               flush=True)
     return 0
 

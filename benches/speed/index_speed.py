@@ -6,12 +6,12 @@
   alone embedding the same chunk texts (so the ratio is sharc's overhead around the encoder);
 - no-op and one-file-changed sync of a 10,000-file tree; baseline: `git status` on that tree;
 - warm query latency p50/p99 at 10k, 100k and 1M chunks (query embedding included; real
-  chunks for BM25 up to 100k, synthetic unit vectors for the ANN arm); baseline: exact numpy
-  cosine over the same vectors plus the same query embedding;
+  chunks from copies of stdlib modules for BM25, synthetic unit vectors for the ANN arm);
+  baseline: exact numpy cosine over the same vectors plus the same query embedding;
 - peak RSS of a keyword-only index of 1x and 3x the corpus (streaming: it must not grow with
   the file count), and the index size on disk relative to the indexed source.
 
-    python -m benches.speed.index_speed [--quick]
+    python -m benches.speed.index_speed [--quick] [--only query,memory,...] [--merge]
 """
 
 from __future__ import annotations
@@ -128,15 +128,19 @@ def cold_index(work: Path) -> dict:
     }
 
 
+def _stdlib_sources() -> list[Path]:
+    import sysconfig
+
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    return sorted(p for p in stdlib.glob("*.py") if p.stat().st_size < 60_000)
+
+
 def make_tree(root: Path, files: int) -> Path:
     """A tree of `files` real source files: stdlib modules copied round-robin."""
     if (root / ".complete").exists():
         return root
     shutil.rmtree(root, ignore_errors=True)
-    import sysconfig
-
-    stdlib = Path(sysconfig.get_paths()["stdlib"])
-    sources = sorted(p for p in stdlib.glob("*.py") if p.stat().st_size < 60_000)
+    sources = _stdlib_sources()
     for number in range(files):
         source = sources[number % len(sources)]
         target = root / f"pkg{number // 500:03d}" / f"m{number:05d}_{source.name}"
@@ -144,6 +148,22 @@ def make_tree(root: Path, files: int) -> Path:
         shutil.copyfile(source, target)
     (root / ".complete").write_text("ok\n")
     return root
+
+
+def files_for_chunks(chunks: int) -> int:
+    """How many files `make_tree` needs for about `chunks` chunks (counted with sharc itself)."""
+    import sharc
+
+    sources = _stdlib_sources()
+    per_source = []
+    for source in sources:
+        [chunked] = sharc.chunk_files(source.parent, [source.name])
+        per_source.append(len(chunked.chunks))
+    files = total = 0
+    while total < chunks:
+        total += per_source[files % len(sources)]
+        files += 1
+    return files
 
 
 def sync_speed(work: Path, tree: Path) -> dict:
@@ -199,6 +219,10 @@ def _fill_synthetic_vectors(index_dir: Path, dimension: int, seed: int = 7) -> i
 
     manifest = Manifest(index_dir / "manifest.sqlite", writable=True)
     keys = np.array(sorted(manifest.chunk_keys()), dtype=np.uint64)
+    saved = index_dir / "vectors.usearch"
+    if saved.exists() and manifest.get_meta("vector_generation") == str(manifest.generation()):
+        manifest.close()
+        return len(keys)  # filled by an earlier run of this benchmark, index unchanged since
     rng = np.random.default_rng(seed)
     store = VectorStore(dimension)
     for start in range(0, len(keys), 50_000):
@@ -219,13 +243,13 @@ def query_latency(work: Path, sizes: list[int]) -> dict:
     embedder = load_embedder()
     results = {}
     for size in sizes:
-        files = max(1, size // 12)  # stdlib modules average about 12 chunks
-        root = make_tree(work / f"query-tree-{size}", files)
-        index_dir = _index_dir(work, f"q{size}")
+        root = make_tree(work / f"query-tree-{size}", files_for_chunks(size))
+        index_dir = _index_dir(work, f"query-{size}")
         index = sharc.Index.open(root, index_dir=index_dir)
         index.update(embed=False)
         _fill_synthetic_vectors(index_dir, embedder.dimension)
         results[str(size)] = measure_queries(root, index_dir, embedder)
+        print(json.dumps({str(size): results[str(size)]}), flush=True)
     return results
 
 
@@ -312,32 +336,50 @@ def memory(work: Path, sizes: dict[str, int]) -> dict:
     return results
 
 
+STEPS = ("embedding", "cold", "sync", "query", "memory")
+
+
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes (a smoke run)")
+    parser.add_argument("--only", default=",".join(STEPS), help="comma-separated: " + ", ".join(STEPS))
+    parser.add_argument(
+        "--merge", action="store_true", help="keep the other steps' results already in --out"
+    )
     parser.add_argument("--out", type=Path, default=RESULTS / "speed_index.json")
     parser.add_argument("--work", type=Path, default=DATA / "speed-work")
     args = parser.parse_args(argv)
+    steps = [step.strip() for step in args.only.split(",") if step.strip()]
+    if unknown := set(steps) - set(STEPS):
+        parser.error(f"unknown steps: {', '.join(sorted(unknown))}")
     args.work.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("SHARC_CACHE_DIR", str(args.work / "cache"))
     import sharc
 
-    tree_files = 1_000 if args.quick else 10_000
-    tree = make_tree(args.work / f"tree-{tree_files}", tree_files)
-    chunked = sharc.chunk_files(CLICK, sharc.walk(CLICK).files[:200])
-    texts = [c.text for f in chunked for c in f.chunks][: 200 if args.quick else 600]
     result = {"benchmark": "index_speed", "machine": machine(), "quick": args.quick}
-    result["embedding"] = embedding_speed(texts)
-    print(json.dumps(result["embedding"]["ratios_vs_shipped_independent"]), flush=True)
+    if args.merge and args.out.exists():
+        previous = json.loads(args.out.read_text())
+        kept = ("embedding", "cold_index", "sync", "query", "memory")
+        result.update({key: previous[key] for key in kept if key in previous})
+    if "embedding" in steps:
+        chunked = sharc.chunk_files(CLICK, sharc.walk(CLICK).files[:200])
+        texts = [c.text for f in chunked for c in f.chunks][: 200 if args.quick else 600]
+        result["embedding"] = embedding_speed(texts)
+        print(json.dumps(result["embedding"]["ratios_vs_shipped_independent"]), flush=True)
     with tempfile.TemporaryDirectory(dir=args.work) as scratch:
         work = Path(scratch)
-        result["cold_index"] = cold_index(work)
-        print(json.dumps(result["cold_index"]), flush=True)
-        result["sync"] = sync_speed(work, tree)
-        print(json.dumps(result["sync"]), flush=True)
-        sizes = [10_000] if args.quick else [10_000, 100_000]
+        if "cold" in steps:
+            result["cold_index"] = cold_index(work)
+            print(json.dumps(result["cold_index"]), flush=True)
+        if "sync" in steps:
+            tree_files = 1_000 if args.quick else 10_000
+            tree = make_tree(args.work / f"tree-{tree_files}", tree_files)
+            result["sync"] = sync_speed(work, tree)
+            print(json.dumps(result["sync"]), flush=True)
+    if "query" in steps:
+        sizes = [10_000] if args.quick else [10_000, 100_000, 1_000_000]
         result["query"] = query_latency(args.work, sizes)
-        print(json.dumps(result["query"]), flush=True)
+    if "memory" in steps:
         result["memory"] = memory(
             args.work, {"1x": 1_000, "3x": 3_000} if args.quick else {"1x": 3_000, "3x": 9_000}
         )

@@ -1,11 +1,12 @@
 """Rank fusion, query routing and result shaping: pure functions over plain lists, no I/O.
 
-A search runs two arms, `keyword` (BM25) and `semantic` (vectors), and fuses their rankings with
-weighted reciprocal rank fusion. The weights depend on the query: an identifier (`getUserById`,
-`os.path.join`) leans on the keyword arm, a question in words leans on the semantic arm. Then
-`rerank` pushes tests, generated and vendored code, docs and config down unless the
-query asks for them, and lifts the chunk that defines the identifier the query names;
-`diversify` keeps one file from filling the top of the list.
+A search runs two arms, `keyword` (BM25) and `semantic` (vectors). `fuse` combines them: by
+default a convex combination of each arm's scores, min-max normalised over its top hits
+(`score_fusion`); weighted reciprocal rank fusion (`reciprocal_rank_fusion`) is the alternative.
+The keyword arm's share depends on the query: an identifier (`getUserById`, `os.path.join`)
+leans on keywords, a question in words on vectors. Then `rerank` pushes tests, generated and
+vendored code, docs and config down unless the query asks for them, and lifts the chunk that
+defines the identifier the query names; `diversify` keeps one file from filling the top.
 
 Every tunable number lives in `FusionWeights`.
 """
@@ -13,6 +14,7 @@ Every tunable number lives in `FusionWeights`.
 from __future__ import annotations
 
 import enum
+import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -30,6 +32,7 @@ __all__ = [
     "RankedChunk",
     "classify_query",
     "diversify",
+    "fuse",
     "is_generated_path",
     "is_test_path",
     "is_vendored_path",
@@ -38,6 +41,8 @@ __all__ = [
     "reciprocal_rank_fusion",
     "rerank",
     "rerank_adjustments",
+    "score_fusion",
+    "settled",
     "wants_config",
     "wants_docs",
     "wants_tests",
@@ -66,25 +71,32 @@ class QueryKind(enum.Enum):
     """Words and identifiers together (`where is getUserById called`), or one plain word."""
 
 
+#: `score`: convex combination of normalised scores; `rrf`: reciprocal rank fusion.
+FUSION_METHODS = ("score", "rrf")
+
+
 @dataclass(frozen=True, slots=True)
 class FusionWeights:
-    """Arm weights per query kind, the RRF constant, and the reranking multipliers.
+    """How the arms are combined per query kind, and the reranking multipliers.
 
-    Tuned on dev data with `python -m benches.quality.tune` (CoSQA dev and the
-    CodeSearchNet-style sets, MRR@10): natural-language keyword weight 0.1 / 0.25 / 0.45 and
-    k 20 / 60 were tried; CoSQA's short web queries want little keyword weight and a small k,
-    docstring-sentence queries want more keyword weight. 0.25 with k=20 is the best compromise
-    (CoSQA 49.9 vs 50.5 semantic-only; CSN 49.0 vs 47.3 keyword-only).
+    Tuned on dev data with `python -m benches.quality.tune` (MRR@10 over CoSQA dev, the
+    CodeSearchNet-style sets and the hand-written queries). Score fusion beat RRF on every set
+    at its best share. No single natural-language share wins everywhere: CoSQA's short web
+    queries want little keyword weight (0.2), docstring sentences and repository questions
+    want more (0.4-0.5); 0.35 is the best compromise.
     """
 
-    identifier_keyword: float = 1.0
-    identifier_semantic: float = 0.35
-    natural_keyword: float = 0.25
-    natural_semantic: float = 1.0
-    mixed_keyword: float = 0.8
-    mixed_semantic: float = 1.0
-    #: The RRF constant: larger flattens the difference between rank 1 and rank 10.
+    #: One of `FUSION_METHODS`.
+    method: str = "score"
+    #: The keyword arm's share of the fused score per query kind, 0-1; vectors get the rest.
+    identifier_keyword: float = 0.7
+    natural_keyword: float = 0.35
+    mixed_keyword: float = 0.6
+    #: The RRF constant (method `rrf` only): larger flattens the difference between ranks.
     k: int = 20
+    #: Score fusion: each arm's scores are scaled so its best hit is 1 and its hit at this
+    #: rank (or its last, if fewer) is 0.
+    floor_rank: int = 100
     #: Multipliers applied unless the query asks for that kind of file.
     test_factor: float = 0.6
     generated_factor: float = 0.5
@@ -95,8 +107,28 @@ class FusionWeights:
     #: gets half the lift).
     symbol_match_factor: float = 1.6
 
+    def __post_init__(self) -> None:
+        if self.method not in FUSION_METHODS:
+            raise ValueError(f"fusion method must be one of {FUSION_METHODS}, got {self.method!r}")
+        shares = (self.identifier_keyword, self.natural_keyword, self.mixed_keyword)
+        if not all(0.0 <= share <= 1.0 for share in shares):
+            raise ValueError(f"keyword shares must lie in 0-1, got {shares}")
+
+    @property
+    def max_factor(self) -> float:
+        """The largest factor `rerank_adjustments` can apply: how far a score can rise."""
+        return max(
+            1.0,
+            self.symbol_match_factor,
+            self.test_factor,
+            self.generated_factor,
+            self.vendored_factor,
+            self.docs_factor,
+            self.config_factor,
+        )
+
     def arms(self, kind: QueryKind) -> dict[str, float]:
-        """The `{arm: weight}` mapping for `reciprocal_rank_fusion` on a query of `kind`."""
+        """The `{arm: weight}` mapping for a query of `kind`."""
         return weights_for(kind, self).as_dict()
 
 
@@ -122,12 +154,12 @@ class ArmWeights:
 def weights_for(kind: QueryKind, weights: FusionWeights = DEFAULT_WEIGHTS) -> ArmWeights:
     """Identifier queries lean on the keyword arm, natural language on the semantic arm."""
     if kind is QueryKind.IDENTIFIER:
-        keyword, semantic = weights.identifier_keyword, weights.identifier_semantic
+        keyword = weights.identifier_keyword
     elif kind is QueryKind.NATURAL_LANGUAGE:
-        keyword, semantic = weights.natural_keyword, weights.natural_semantic
+        keyword = weights.natural_keyword
     else:
-        keyword, semantic = weights.mixed_keyword, weights.mixed_semantic
-    return ArmWeights(keyword=keyword, semantic=semantic, k=weights.k)
+        keyword = weights.mixed_keyword
+    return ArmWeights(keyword=keyword, semantic=1.0 - keyword, k=weights.k)
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +198,72 @@ def reciprocal_rank_fusion(
             seen.add(item)
             scores[item] = scores.get(item, 0.0) + weight / (k + rank)
     return sorted(scores.items(), key=lambda pair: -pair[1])
+
+
+def score_fusion(
+    hits: Mapping[str, Sequence[tuple[str, float]]],
+    weights: Mapping[str, float],
+    floor_rank: int = 100,
+    exhausted_floor: Mapping[str, float] | None = None,
+) -> list[tuple[str, float]]:
+    """Convex combination of each arm's min-max normalised scores, 0-1, best first.
+
+    Within an arm the best hit scores 1 and the hit at `floor_rank` scores 0; lower hits are
+    clipped to 0, and a lone hit (or all-equal hits) scores 1. An arm with fewer hits has run
+    out of matches: its floor is `exhausted_floor[arm]`, the score of a non-match (0 for BM25),
+    or its last hit's score for an arm not named there. Each arm
+    counts its weight divided by the total weight of the arms that returned hits, so a chunk at
+    the top of every arm scores 1.0. An arm missing from `weights` counts 1.0; an id repeated
+    within one arm counts once, at its best score. Ties keep first appearance, heaviest arm first.
+    """
+    if floor_rank < 1:
+        raise ValueError(f"floor_rank must be at least 1, got {floor_rank}")
+    ran = {arm: list(arm_hits) for arm, arm_hits in hits.items() if arm_hits}
+    total = sum(max(0.0, weights.get(arm, 1.0)) for arm in ran)
+    scores: dict[str, float] = {}
+    if total <= 0:
+        return []
+    for arm in sorted(ran, key=lambda arm: -weights.get(arm, 1.0)):
+        arm_hits = ran[arm]
+        share = max(0.0, weights.get(arm, 1.0)) / total
+        best = arm_hits[0][1]
+        if len(arm_hits) < floor_rank and exhausted_floor and arm in exhausted_floor:
+            floor = exhausted_floor[arm]
+        else:
+            floor = arm_hits[min(floor_rank, len(arm_hits)) - 1][1]
+        spread = best - floor
+        seen: set[str] = set()
+        for item, raw in arm_hits:
+            if item in seen:
+                continue
+            seen.add(item)
+            normalised = min(1.0, max(0.0, (raw - floor) / spread)) if spread > 0 else 1.0
+            scores[item] = scores.get(item, 0.0) + share * normalised
+    return sorted(scores.items(), key=lambda pair: -pair[1])
+
+
+def fuse(
+    hits: Mapping[str, Sequence[tuple[str, float]]],
+    kind: QueryKind,
+    weights: FusionWeights = DEFAULT_WEIGHTS,
+) -> list[tuple[str, float]]:
+    """The arms' `(id, score)` hits, best first, fused for a query of `kind`: scores 0-1.
+
+    With method `score` and both arms, `score_fusion` (a keyword list shorter than the floor
+    rank has run out of matching chunks, so its floor is BM25's zero). With `rrf`, or a single
+    arm (where only its order matters, and RRF's rank curve suits `rerank`'s factors best on
+    the dev sets), `reciprocal_rank_fusion` over the ranks, its scores divided by the best it
+    can give (`normalize_scores`).
+    """
+    arm_weights = {arm: weights_for(kind, weights).weight(arm) for arm in hits if hits[arm]}
+    if weights.method == "score" and len(arm_weights) > 1:
+        return score_fusion(
+            hits, arm_weights, floor_rank=weights.floor_rank, exhausted_floor={KEYWORD: 0.0}
+        )
+    rankings = {arm: [item for item, _ in arm_hits] for arm, arm_hits in hits.items()}
+    fused = reciprocal_rank_fusion(rankings, arm_weights, k=weights.k)
+    normalised = normalize_scores([score for _, score in fused], weights=arm_weights, k=weights.k)
+    return [(item, score) for (item, _), score in zip(fused, normalised)]
 
 
 def normalize_scores(
@@ -357,16 +455,19 @@ _GENERATED_PATH = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a search classifies ~100 paths, mostly seen before
 def is_test_path(path: str) -> bool:
     """Test code by its path: `tests/`, `test_*.py`, `*_test.go`, `*.spec.js`, `FooTest.java`..."""
     return bool(_TEST_PATH.search(path.replace("\\", "/")))
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def is_vendored_path(path: str) -> bool:
     """Someone else's code copied in: `vendor/`, `third_party/`, `node_modules/`..."""
     return bool(_VENDORED_PATH.search(path.replace("\\", "/")))
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def is_generated_path(path: str) -> bool:
     """Generated code by its path: `*_pb2.py`, `*.pb.go`, `*.generated.ts`, `*.min.js`..."""
     return bool(_GENERATED_PATH.search(path.replace("\\", "/")))
@@ -485,6 +586,30 @@ def diversify(
         (kept if count < max_per_file else overflow).append(item)
         per_file[path] = count + 1
     return kept + overflow
+
+
+def settled(
+    ranked: Sequence[tuple[Any, float]], limit: int, ceiling: float, max_per_file: int | None
+) -> bool:
+    """Whether the top `limit` of `ranked` (reranked `(chunk, score)` pairs, best first) is
+    final when every candidate not yet ranked scores at most `ceiling`.
+
+    It is when `limit` results above the ceiling keep their places through `diversify`: a
+    result's place depends only on the results before it.
+    """
+    per_file: dict[str, int] = {}
+    final = 0
+    for item, score in ranked:
+        if score <= ceiling:
+            return False
+        path = _path_of(item)
+        count = per_file.get(path, 0)
+        per_file[path] = count + 1
+        if not max_per_file or count < max_per_file:
+            final += 1
+            if final >= limit:
+                return True
+    return False
 
 
 def _path_of(item: Any) -> str:

@@ -33,12 +33,13 @@ from sharc.chunking import ChunkedFile, chunk_files
 from sharc.errors import CancelledError, IndexCorruptError, NotIndexedError
 from sharc.files import WalkSettings, walk
 from sharc.locking import WriterLock
-from sharc.manifest import ChunkRecord, FileRecord, Manifest
+from sharc.manifest import ChunkRecord, FileRecord, Manifest, RankRecord
 from sharc.paths import default_index_dir
 
 if TYPE_CHECKING:
     from sharc._core import Chunk
     from sharc.embedding import Embedder
+    from sharc.fusion import QueryKind
     from sharc.keyword import KeywordStore
     from sharc.vectors import VectorStore
 
@@ -49,6 +50,7 @@ DEFAULT_EMBEDDING_MODE: EmbeddingMode = "independent"
 CHUNK_BATCH_FILES = 256
 EMBED_BATCH_CHUNKS = 32  # also the cancellation granularity: well under a second on 2 cores
 VECTOR_SAVE_SECONDS = 20.0
+RANK_BLOCK = 48  # candidates whose records a search reads at a time, best fused first
 
 
 @dataclass(frozen=True)
@@ -745,7 +747,7 @@ class Index:
         include_tests: bool | None = None,
         max_per_file: int | None = 2,
     ) -> SearchResponse:
-        """Hybrid search: BM25 and vectors fused by weighted reciprocal rank fusion.
+        """Hybrid search: BM25 and vector scores fused (`sharc.fusion.fuse`), then reranked.
 
         Identifier queries lean on keywords and exact symbol matches; natural-language queries
         on vectors. Tests, docs, generated and vendored code rank lower unless the query asks
@@ -762,18 +764,17 @@ class Index:
             return SearchResponse([], (), "empty", True)
         kind = fusion.classify_query(query)
         depth = max(100, limit * 10) * (4 if filters.active else 1)
-        rankings: dict[str, list[str]] = {}
+        hits: dict[str, list[tuple[str, float]]] = {}
         arms: list[str] = []
         complete = True
         if mode in ("hybrid", "keyword"):
             keyword = self._reader_keyword()
-            hits = keyword.search(
+            hits["keyword"] = keyword.search(
                 query,
                 depth,
                 languages=list(languages) or None,
                 path_prefix=(path_prefix.strip("/") if path_prefix else None),
             )
-            rankings["keyword"] = [chunk_id for chunk_id, _ in hits]
             arms.append("keyword")
         if mode in ("hybrid", "semantic"):
             vectors = self._reader_vectors()
@@ -782,38 +783,73 @@ class Index:
             if vectors is not None and len(vectors):
                 query_vector = self.embedder().embed_queries([query])[0]
                 hits_by_key = vectors.search(query_vector, depth)
-                records = manifest.chunks_by_key([key for key, _ in hits_by_key])
-                rankings["semantic"] = [records[k].id for k, _ in hits_by_key if k in records]
+                ids_by_key = manifest.ids_by_key([key for key, _ in hits_by_key])
+                hits["semantic"] = [
+                    (ids_by_key[key], similarity)
+                    for key, similarity in hits_by_key
+                    if key in ids_by_key
+                ]
                 arms.append("semantic")
             elif mode == "semantic":
                 raise NotIndexedError(f"{self.root} has no vectors yet; run `sharc index` first")
-        weights = fusion.weights_for(kind, self.fusion_weights)
-        arm_weights = {arm: weights.weight(arm) for arm in rankings}
-        fused = fusion.reciprocal_rank_fusion(rankings, arm_weights, k=weights.k)
-        records = manifest.chunks_by_id([chunk_id for chunk_id, _ in fused])
-        candidates = [
-            (records[chunk_id], score)
-            for chunk_id, score in fused
-            if chunk_id in records and filters.accepts(records[chunk_id].path, records[chunk_id].language)
-        ]
-        adjusted = fusion.rerank(
-            query, kind, candidates, include_tests=include_tests, weights=self.fusion_weights
-        )
-        if max_per_file:
-            adjusted = fusion.diversify(adjusted, max_per_file=max_per_file)
+        fused = fusion.fuse(hits, kind, self.fusion_weights)
+        adjusted = self._rerank(manifest, fused, filters, query, kind, include_tests,
+                                max_per_file, limit)
         top = adjusted[:limit]
-        scores = fusion.normalize_scores(
-            [score for _, score in top], weights=arm_weights, k=weights.k
-        )
+        records = manifest.chunks_by_id([candidate.id for candidate, _ in top])
         results = [
             SearchResult(
-                path=r.path, start_line=r.start_line, end_line=r.end_line, score=s, kind=r.kind,
-                symbol=r.symbol, fqn=r.fqn, language=r.language, header=r.header, code=r.code,
-                id=r.id,
+                path=r.path, start_line=r.start_line, end_line=r.end_line,
+                score=min(1.0, score), kind=r.kind, symbol=r.symbol, fqn=r.fqn,
+                language=r.language, header=r.header, code=r.code, id=r.id,
             )
-            for (r, _), s in zip(top, scores)
+            for candidate, score in top
+            if (r := records.get(candidate.id)) is not None
         ]
         return SearchResponse(results, tuple(arms), kind.value, complete)
+
+    def _rerank(
+        self,
+        manifest: Manifest,
+        fused: Sequence[tuple[str, float]],
+        filters: SearchFilters,
+        query: str,
+        kind: QueryKind,
+        include_tests: bool | None,
+        max_per_file: int | None,
+        limit: int,
+    ) -> list[tuple[RankRecord, float]]:
+        """The fused candidates filtered, reranked and diversified, best first.
+
+        Their records are read from the manifest a block at a time, best fused score first,
+        and reading stops once no unread candidate could reach the top `limit` even with the
+        largest lift reranking gives: a search reads far fewer rows than it has candidates.
+        """
+        from sharc import fusion
+
+        weights = self.fusion_weights
+        ranked: list[tuple[RankRecord, float]] = []
+        for start in range(0, len(fused), RANK_BLOCK):
+            block = fused[start : start + RANK_BLOCK]
+            records = manifest.rank_records_by_id([chunk_id for chunk_id, _ in block])
+            candidates = [
+                (records[chunk_id], score)
+                for chunk_id, score in block
+                if chunk_id in records
+                and filters.accepts(records[chunk_id].path, records[chunk_id].language)
+            ]
+            ranked.extend(
+                fusion.rerank(query, kind, candidates, include_tests=include_tests, weights=weights)
+            )
+            ranked.sort(key=lambda pair: -pair[1])
+            unread = start + RANK_BLOCK
+            if unread < len(fused) and fusion.settled(
+                ranked, limit, fused[unread][1] * weights.max_factor, max_per_file
+            ):
+                break
+        if max_per_file:
+            return fusion.diversify(ranked, max_per_file=max_per_file)
+        return ranked
 
     # -- state -----------------------------------------------------------------------------
 

@@ -1,7 +1,8 @@
 """The manifest: SQLite, the index's source of truth.
 
-It holds every indexed file (path, size, mtime, content hash), every chunk with its code, and
-the embedding cache. The keyword and vector stores are derived from it and may lag behind after
+It holds every indexed file (path, size, mtime, content hash), every chunk with its code
+(zlib-compressed where that saves space), and the embedding cache (int8 with a per-vector scale;
+manifests written before that keep float16).  The keyword and vector stores are derived from it and may lag behind after
 a crash; search resolves their hits through the manifest, so a chunk deleted here is never
 returned, and the next update brings the derived stores back in line.
 """
@@ -10,15 +11,23 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
 from sharc.errors import IndexCorruptError, IndexVersionError
 
+T = TypeVar("T")
+
 FORMAT_VERSION = 1
+#: How new manifests cache vectors: int8 with a float32 scale per vector. Manifests without the
+#: `vector_format` meta key cache float16 (they were written before int8) and keep doing so.
+VECTOR_FORMAT = "i8"
+MMAP_BYTES = 1 << 31
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -90,7 +99,20 @@ class ChunkRecord:
         return f"{self.path}:{self.start_line}-{self.end_line}"
 
 
+@dataclass(frozen=True, slots=True)
+class RankRecord:
+    """What filtering and reranking read about a search candidate: no code, no header."""
+
+    id: str
+    path: str
+    language: str
+    tier: int
+    symbol: str
+    fqn: str
+
+
 _CHUNK_COLUMNS = ", ".join(ChunkRecord.__dataclass_fields__)
+_RANK_COLUMNS = ", ".join(RankRecord.__dataclass_fields__)
 _FILE_COLUMNS = ", ".join(FileRecord.__dataclass_fields__)
 
 
@@ -104,6 +126,7 @@ class Manifest:
         self.path = path
         self.writable = writable
         self._local = threading.local()
+        self._cached_vector_format: str | None = None
         if writable:
             path.parent.mkdir(parents=True, exist_ok=True)
             connection = self._connection()
@@ -112,6 +135,7 @@ class Manifest:
                 version = self.get_meta("format_version")
                 if version is None:
                     self.set_meta("format_version", str(FORMAT_VERSION))
+                    self.set_meta("vector_format", VECTOR_FORMAT)
                     connection.commit()
             except sqlite3.DatabaseError as error:
                 raise IndexCorruptError(f"cannot read the index manifest {path}: {error}") from error
@@ -133,6 +157,9 @@ class Manifest:
                         check_same_thread=False,
                     )
                 connection.execute("PRAGMA busy_timeout=30000")
+                # Searches read rows at random: through a memory map they cost a fraction
+                # of a read() each.
+                connection.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
             except sqlite3.DatabaseError as error:
                 raise IndexCorruptError(
                     f"cannot open the index manifest {self.path}: {error}"
@@ -233,7 +260,7 @@ class Manifest:
         rows = self._connection().execute(
             f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE path = ?", (path,)
         )
-        return {row[0]: ChunkRecord(*row) for row in rows}
+        return {row[0]: _chunk_record(*row) for row in rows}
 
     def put_chunks(self, records: Sequence[ChunkRecord]) -> None:
         self._connection().executemany(
@@ -241,7 +268,7 @@ class Manifest:
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 (r.id, r.key, r.path, r.language, r.tier, r.kind, r.symbol, r.fqn,
-                 r.start_line, r.end_line, r.header, r.code, r.vector_key)
+                 r.start_line, r.end_line, r.header, _pack_code(r.code), r.vector_key)
                 for r in records
             ],
         )
@@ -255,23 +282,37 @@ class Manifest:
     def chunks_by_id(self, ids: Sequence[str]) -> dict[str, ChunkRecord]:
         return {r.id: r for r in self._chunks_where("id", ids)}
 
+    def ids_by_key(self, keys: Sequence[int]) -> dict[int, str]:
+        """The chunk id of each vector key that has a chunk."""
+        return dict(self._select_where("key, id", "key", keys, lambda key, id_: (key, id_)))
+
+    def rank_records_by_id(self, ids: Sequence[str]) -> dict[str, RankRecord]:
+        """The light records search ranks candidates with (the code is read for the top only)."""
+        return {r.id: r for r in self._select_where(_RANK_COLUMNS, "id", ids, RankRecord)}
+
     def _chunks_where(self, column: str, values: Sequence[object]) -> list[ChunkRecord]:
-        """The chunks whose `column` is one of `values`, in batches under SQLite's limit."""
-        found: list[ChunkRecord] = []
+        return self._select_where(_CHUNK_COLUMNS, column, values, _chunk_record)
+
+    def _select_where(
+        self, columns: str, column: str, values: Sequence[object], make: Callable[..., T]
+    ) -> list[T]:
+        """`make(*row)` for the chunks whose `column` is one of `values`, in batches under
+        SQLite's limit on parameters."""
+        found: list[T] = []
         connection = self._connection()
         for start in range(0, len(values), 500):
             batch = list(values[start : start + 500])
             marks = ",".join("?" * len(batch))
             rows = connection.execute(
-                f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE {column} IN ({marks})", batch
+                f"SELECT {columns} FROM chunks WHERE {column} IN ({marks})", batch
             )
-            found.extend(ChunkRecord(*row) for row in rows)
+            found.extend(make(*row) for row in rows)
         return found
 
     def iter_chunks(self, batch_size: int = 2000) -> Iterator[list[ChunkRecord]]:
         cursor = self._connection().execute(f"SELECT {_CHUNK_COLUMNS} FROM chunks ORDER BY path")
         while rows := cursor.fetchmany(batch_size):
-            yield [ChunkRecord(*row) for row in rows]
+            yield [_chunk_record(*row) for row in rows]
 
     def chunk_keys(self) -> set[int]:
         return {row[0] for row in self._connection().execute("SELECT key FROM chunks")}
@@ -294,7 +335,7 @@ class Manifest:
             " FROM chunks c LEFT JOIN vectors v ON v.vector_key = c.vector_key"
             " WHERE v.vector_key IS NULL ORDER BY c.path, c.start_line"
         )
-        return [ChunkRecord(*row) for row in rows]
+        return [_chunk_record(*row) for row in rows]
 
     def count_embedded(self) -> int:
         row = self._connection().execute(
@@ -303,10 +344,11 @@ class Manifest:
         return int(row[0])
 
     def put_vectors(self, vector_keys: Sequence[str], vectors: np.ndarray) -> None:
-        data = np.asarray(vectors, dtype=np.float16)
+        pack = _pack_int8 if self._vector_format() == "i8" else _pack_float16
+        matrix = np.asarray(vectors, dtype=np.float32)
         self._connection().executemany(
             "INSERT OR REPLACE INTO vectors (vector_key, vector) VALUES (?, ?)",
-            [(key, data[i].tobytes()) for i, key in enumerate(vector_keys)],
+            [(key, pack(matrix[i])) for i, key in enumerate(vector_keys)],
         )
 
     def vectors_for(self, records: Sequence[ChunkRecord]) -> tuple[list[int], np.ndarray]:
@@ -321,11 +363,16 @@ class Manifest:
                 f"SELECT vector_key, vector FROM vectors WHERE vector_key IN ({marks})", batch
             ):
                 by_vector_key[key] = blob
+        unpack = _unpack_int8 if self._vector_format() == "i8" else _unpack_float16
         keys = [r.key for r in records if r.vector_key in by_vector_key]
-        rows = [np.frombuffer(by_vector_key[r.vector_key], dtype=np.float16)
-                for r in records if r.vector_key in by_vector_key]
-        matrix = np.vstack(rows).astype(np.float32) if rows else np.zeros((0, 0), np.float32)
+        rows = [unpack(by_vector_key[r.vector_key]) for r in records if r.vector_key in by_vector_key]
+        matrix = np.vstack(rows) if rows else np.zeros((0, 0), np.float32)
         return keys, matrix
+
+    def _vector_format(self) -> str:
+        if self._cached_vector_format is None:
+            self._cached_vector_format = self.get_meta("vector_format") or "f16"
+        return self._cached_vector_format
 
     def prune_vectors(self) -> int:
         """Drop cached vectors no chunk uses any more."""
@@ -333,3 +380,42 @@ class Manifest:
             "DELETE FROM vectors WHERE vector_key NOT IN (SELECT vector_key FROM chunks)"
         )
         return cursor.rowcount
+
+
+# -- encodings -----------------------------------------------------------------------------
+
+
+def _pack_code(code: str) -> str | bytes:
+    """Code as stored: zlib-compressed bytes when that is smaller, else the text itself."""
+    encoded = code.encode("utf-8")
+    packed = zlib.compress(encoded, 6)
+    return packed if len(packed) < len(encoded) else code
+
+
+def _chunk_record(*row: object) -> ChunkRecord:
+    """A `chunks` row as a record, its code decompressed (`_CHUNK_COLUMNS` order)."""
+    code = row[11]
+    if isinstance(code, bytes):
+        row = (*row[:11], zlib.decompress(code).decode("utf-8"), *row[12:])
+    return ChunkRecord(*row)  # type: ignore[arg-type]
+
+
+def _pack_float16(vector: np.ndarray) -> bytes:
+    return vector.astype(np.float16).tobytes()
+
+
+def _unpack_float16(blob: bytes) -> np.ndarray:
+    return np.frombuffer(blob, dtype=np.float16).astype(np.float32)
+
+
+def _pack_int8(vector: np.ndarray) -> bytes:
+    """A float32 scale, then the components as int8 in units of that scale (|error| <= scale/2)."""
+    peak = float(np.max(np.abs(vector))) if vector.size else 0.0
+    scale = peak / 127.0 if peak > 0 else 1.0
+    quantized = np.clip(np.rint(vector / scale), -127, 127).astype(np.int8)
+    return np.float32(scale).tobytes() + quantized.tobytes()
+
+
+def _unpack_int8(blob: bytes) -> np.ndarray:
+    scale = np.frombuffer(blob[:4], dtype=np.float32)[0]
+    return np.frombuffer(blob[4:], dtype=np.int8).astype(np.float32) * scale

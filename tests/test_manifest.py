@@ -1,0 +1,98 @@
+"""The manifest's storage encodings: compressed code, int8 vector cache, older float16 caches."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sharc.manifest import ChunkRecord, Manifest
+
+
+def _record(index: int, code: str) -> ChunkRecord:
+    return ChunkRecord(
+        id=f"src/mod.py::f{index}",
+        key=1000 + index,
+        path="src/mod.py",
+        language="python",
+        tier=1,
+        kind="function",
+        symbol=f"f{index}",
+        fqn=f"f{index}",
+        start_line=index * 10 + 1,
+        end_line=index * 10 + 9,
+        header="# Context: module (src/mod.py)\n",
+        code=code,
+        vector_key=f"vk{index}",
+    )
+
+
+def _unit_vectors(count: int, dimension: int = 384) -> np.ndarray:
+    matrix = np.random.default_rng(7).normal(size=(count, dimension)).astype(np.float32)
+    return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+
+
+def test_code_round_trips_compressed_or_not(tmp_path: Path) -> None:
+    long_code = "def f():\n" + "    total = compute(total, 'ünïcode ✓')\n" * 40
+    records = [_record(0, long_code), _record(1, "x=1"), _record(2, "")]
+    manifest = Manifest(tmp_path / "manifest.sqlite", writable=True)
+    manifest.put_chunks(records)
+    manifest.commit()
+    assert manifest.chunks_by_id([r.id for r in records]) == {r.id: r for r in records}
+    assert manifest.chunk_ids_of("src/mod.py")[records[0].id] == records[0]
+    assert {r.id: r for batch in manifest.iter_chunks() for r in batch} == {
+        r.id: r for r in records
+    }
+    stored = sqlite3.connect(tmp_path / "manifest.sqlite").execute(
+        "SELECT id, typeof(code), length(code) FROM chunks ORDER BY id"
+    ).fetchall()
+    kinds = {row[0]: (row[1], row[2]) for row in stored}
+    # The long body is stored compressed, far below its length; tiny bodies stay text.
+    assert kinds[records[0].id][0] == "blob"
+    assert kinds[records[0].id][1] < len(long_code.encode()) / 5
+    assert kinds[records[1].id][0] == "text"
+    manifest.close()
+
+
+def test_vector_cache_is_int8_and_accurate(tmp_path: Path) -> None:
+    records = [_record(i, f"def f{i}(): pass") for i in range(20)]
+    matrix = _unit_vectors(len(records))
+    manifest = Manifest(tmp_path / "manifest.sqlite", writable=True)
+    manifest.put_chunks(records)
+    manifest.put_vectors([r.vector_key for r in records], matrix)
+    manifest.commit()
+    keys, cached = manifest.vectors_for(records)
+    assert keys == [r.key for r in records]
+    cosine = np.sum(cached * matrix, axis=1) / np.linalg.norm(cached, axis=1)
+    assert cosine.min() > 0.999
+    size = sqlite3.connect(tmp_path / "manifest.sqlite").execute(
+        "SELECT max(length(vector)) FROM vectors"
+    ).fetchone()[0]
+    assert size == 384 + 4
+    manifest.close()
+
+
+def test_manifest_written_before_int8_keeps_float16(tmp_path: Path) -> None:
+    path = tmp_path / "manifest.sqlite"
+    manifest = Manifest(path, writable=True)
+    manifest.put_chunks([_record(0, "pass")])
+    manifest.commit()
+    manifest.close()
+    # An older manifest has no vector_format key and float16 blobs in its cache.
+    older = sqlite3.connect(path)
+    older.execute("DELETE FROM meta WHERE key = 'vector_format'")
+    vector = _unit_vectors(1)[0]
+    older.execute("INSERT INTO vectors VALUES ('vk0', ?)", (vector.astype(np.float16).tobytes(),))
+    older.commit()
+    older.close()
+    manifest = Manifest(path, writable=True)
+    keys, cached = manifest.vectors_for([_record(0, "pass")])
+    assert keys == [1000]
+    assert cached[0] == pytest.approx(vector, abs=1e-3)
+    manifest.put_vectors(["vk1"], _unit_vectors(1))
+    manifest.commit()
+    assert sqlite3.connect(path).execute(
+        "SELECT length(vector) FROM vectors WHERE vector_key = 'vk1'"
+    ).fetchone()[0] == 384 * 2
+    manifest.close()
