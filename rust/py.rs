@@ -357,6 +357,13 @@ fn code_tokens_batch(py: Python<'_>, texts: Vec<String>) -> Vec<Vec<String>> {
     py.detach(|| texts.iter().map(|text| tokens::code_tokens(text)).collect())
 }
 
+/// `index_text` over many texts at once, without the GIL: one string per text, ready for a
+/// whitespace-tokenized keyword field.
+#[pyfunction]
+fn index_text_batch(py: Python<'_>, texts: Vec<String>) -> Vec<String> {
+    py.detach(|| texts.iter().map(|text| tokens::index_text(text)).collect())
+}
+
 #[pymodule]
 fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("CoreError", module.py().get_type::<CoreError>())?;
@@ -374,5 +381,6 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(language_tier, module)?)?;
     module.add_function(wrap_pyfunction!(code_tokens, module)?)?;
     module.add_function(wrap_pyfunction!(code_tokens_batch, module)?)?;
+    module.add_function(wrap_pyfunction!(index_text_batch, module)?)?;
     Ok(())
 }

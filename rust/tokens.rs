@@ -21,6 +21,29 @@ pub fn code_tokens(text: &str) -> Vec<String> {
     tokens
 }
 
+/// Marks the underscore-free spelling of a snake_case token in an index text.
+pub const SPELLING_VARIANT: char = '~';
+
+/// The text a keyword field indexes for `text`: its `code_tokens` joined by spaces, then, for
+/// each token with an underscore, the same token without underscores after a `~`
+/// (`get_user_by_id` is also indexed as `~getuserbyid`, so `getUserById` finds it).
+pub fn index_text(text: &str) -> String {
+    let tokens = code_tokens(text);
+    let mut joined = String::with_capacity(text.len() + text.len() / 2);
+    for token in &tokens {
+        if !joined.is_empty() {
+            joined.push(' ');
+        }
+        joined.push_str(token);
+    }
+    for token in tokens.iter().filter(|token| token.contains('_')) {
+        joined.push(' ');
+        joined.push(SPELLING_VARIANT);
+        joined.extend(token.chars().filter(|&c| c != '_'));
+    }
+    joined
+}
+
 /// The words of one identifier: snake_case, camelCase, acronyms and digit runs.
 pub fn identifier_parts(identifier: &str) -> Vec<&str> {
     let mut parts = Vec::new();
@@ -76,6 +99,17 @@ fn split_case<'a>(piece: &'a str, parts: &mut Vec<&'a str>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn index_text_appends_spelling_variants() {
+        assert_eq!(index_text("getUserById"), "getuserbyid get user by id");
+        assert_eq!(
+            index_text("def get_user(x): pass"),
+            "def get_user get user x pass ~getuser"
+        );
+        assert_eq!(index_text("__"), "");
+        assert_eq!(index_text(""), "");
+    }
 
     #[test]
     fn splits_and_keeps_whole() {

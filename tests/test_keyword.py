@@ -89,6 +89,21 @@ def test_reference_tokenizer_matches_rust() -> None:
 
 
 @pytest.mark.skipif(rust_tokenize is None, reason="sharc._core is not built")
+def test_rust_index_text_matches_the_python_join() -> None:
+    from sharc._core import index_text_batch
+    from sharc.keyword import _joined
+
+    texts = [
+        "def get_user_by_id(user_id): return USERS[user_id]",
+        "parseHTTPResponse2 __dunder__ a_b_c ünïcode_name x",
+        "",
+        "___",
+        "src/auth/user_service.ts",
+    ]
+    assert index_text_batch(texts) == [_joined(tokens) for tokens in reference_tokenize(texts)]
+
+
+@pytest.mark.skipif(rust_tokenize is None, reason="sharc._core is not built")
 def test_default_tokenizer_is_the_rust_one(tmp_path: Path) -> None:
     with KeywordStore.open(tmp_path / "keyword", writable=True) as store:
         store.upsert([KeywordDoc(id="a", path="a.py", body="def parseHTTPResponse2(): ...")])

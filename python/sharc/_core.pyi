@@ -122,3 +122,7 @@ def code_tokens(text: str) -> list[str]:
 
 def code_tokens_batch(texts: list[str]) -> list[list[str]]:
     """`code_tokens` over many texts, without the GIL."""
+
+def index_text_batch(texts: list[str]) -> list[str]:
+    """Per text, its `code_tokens` joined by spaces, then `~` plus the underscore-free spelling
+    of each token with an underscore: what a keyword field indexes."""

@@ -114,6 +114,12 @@ def _default_tokenize(texts: list[str]) -> list[list[str]]:
     return code_tokens_batch(texts)
 
 
+def _default_index_texts(texts: list[str]) -> list[str]:
+    from ._core import index_text_batch
+
+    return index_text_batch(texts)
+
+
 class KeywordStore:
     """A tantivy index of chunk tokens. Open with `KeywordStore.open`."""
 
@@ -124,6 +130,7 @@ class KeywordStore:
         writer: tantivy.IndexWriter | None,
         *,
         tokenize: Tokenize,
+        index_texts: Callable[[list[str]], list[str]],
         boosts: KeywordBoosts,
     ) -> None:
         """Use `KeywordStore.open`."""
@@ -132,6 +139,7 @@ class KeywordStore:
         self._schema = index.schema
         self._writer = writer
         self._tokenize = tokenize
+        self._index_texts = index_texts
         self._boosts = boosts
         self._searcher = self._new_searcher()
 
@@ -146,6 +154,8 @@ class KeywordStore:
     ) -> KeywordStore:
         """Open (a writable store creates) the index in `directory`.
 
+        `tokenize` splits text into tokens (default: the Rust `code_tokens`); with the default,
+        documents are tokenized and joined in Rust in one call (`index_text_batch`).
         A writable store holds tantivy's writer lock until `close()`; a second writer raises
         `IndexLockedError`. A read-only store of a directory with no index raises
         `FileNotFoundError`; an unreadable index raises `IndexCorruptError`.
@@ -190,6 +200,11 @@ class KeywordStore:
             index,
             writer,
             tokenize=tokenize or _default_tokenize,
+            index_texts=(
+                _default_index_texts
+                if tokenize is None
+                else lambda texts: [_joined(tokens) for tokens in tokenize(texts)]
+            ),
             boosts=boosts or KeywordBoosts(),
         )
 
@@ -226,18 +241,18 @@ class KeywordStore:
         texts: list[str] = []
         for doc in docs:
             texts.extend((doc.path, f"{doc.symbol} {doc.fqn}", doc.body))
-        tokens = self._tokenize(texts)
-        if len(tokens) != len(texts):
-            raise SharcError(f"tokenizer returned {len(tokens)} token lists for {len(texts)} texts")
+        indexed = self._index_texts(texts)
+        if len(indexed) != len(texts):
+            raise SharcError(f"tokenizer returned {len(indexed)} index texts for {len(texts)} texts")
         for position, doc in enumerate(docs):
-            path_tokens, symbol_tokens, body_tokens = tokens[3 * position : 3 * position + 3]
+            path_text, symbol_text, body_text = indexed[3 * position : 3 * position + 3]
             document = tantivy.Document()
             document.add_text("id", doc.id)
             document.add_unsigned("key", doc.key if doc.key is not None else key_of(doc.id))
             document.add_text("path_raw", doc.path)
-            document.add_text("path", _joined(path_tokens))
-            document.add_text("symbol", _joined(symbol_tokens))
-            document.add_text("body", _joined(body_tokens))
+            document.add_text("path", path_text)
+            document.add_text("symbol", symbol_text)
+            document.add_text("body", body_text)
             document.add_text("language", doc.language)
             document.add_text("kind", doc.kind)
             document.add_unsigned("tier", max(0, int(doc.tier)))
@@ -463,7 +478,8 @@ def _analyzer() -> tantivy.TextAnalyzer:
 
 def _joined(tokens: list[str]) -> str:
     """Index text: the tokens, then the `~` spelling variant of each snake_case one (order
-    does not matter: the fields keep frequencies, not positions)."""
+    does not matter: the fields keep frequencies, not positions). The Rust `index_text` does
+    the same; this one serves injected tokenizers, and tests hold the two equal."""
     text = " ".join(tokens)
     if "_" not in text:
         return text
