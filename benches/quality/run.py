@@ -8,8 +8,10 @@ Configurations (`--list` prints them):
 
 - `sharc:<embedding mode>:<search mode>`: the real pipeline, `Index.open(root,
   index_dir=tmp, embedding_mode=...)`, `update()`, `search(query, mode=...)`. Embedding modes
-  independent / late / combined; search modes semantic / hybrid, plus `hybrid-rrf` (hybrid with
-  sharc's structural boosts turned off: `sharc.fusion.rerank` replaced by a pass-through).
+  independent / late / combined; search modes semantic / hybrid (the default: score fusion and
+  structural boosts), plus, for the default embedding mode, `hybrid-rrf` (weighted reciprocal
+  rank fusion with the structural boosts off: `sharc.fusion.rerank` replaced by a pass-through)
+  and `hybrid-rrf-boosts` (RRF with the boosts on: sharc's default before score fusion).
   One index per embedding mode and dataset; its build time is each row's `index_seconds`.
 - `sharc:keyword`: BM25 only, over an index built without vectors (`update(embed=False)`).
 - `baseline:<chunker>`: the chunking ablation (see `baselines`): fixed 1000/200 windows,
@@ -41,6 +43,20 @@ from benches.quality import handwritten, metrics
 from benches.quality.dataset import REPO_ROOT, RESULTS_DIR, Dataset, data_dir
 
 EMBEDDING_MODES = ("independent", "late", "combined")
+
+
+def rrf_weights():  # type: ignore[no-untyped-def]
+    """RRF as sharc ran it before score fusion, at its best on the dev sets (k=20; keyword
+    weight 0.25 against 1.0 for sentences, 0.8 against 1.0 mixed, 1.0 against 0.35 for
+    identifiers), as keyword shares."""
+    import dataclasses
+
+    from sharc.fusion import DEFAULT_WEIGHTS
+
+    return dataclasses.replace(
+        DEFAULT_WEIGHTS, method="rrf", k=20, natural_keyword=0.25 / 1.25,
+        mixed_keyword=0.8 / 1.8, identifier_keyword=1.0 / 1.35,
+    )
 SETS = ("cosqa", "csn", "handwritten")
 DEFAULT_DEPTH = 100
 
@@ -54,6 +70,7 @@ class Config:
     embedding_mode: str | None = None  # sharc: independent | late | combined | None (keyword)
     search_mode: str = "semantic"  # sharc: semantic | keyword | hybrid
     boosts: bool = True  # sharc hybrid: structural boosts on
+    fusion: str = "score"  # sharc hybrid: score (the default weights) | rrf (rrf_weights())
     chunker: str | None = None  # baseline: fixed | langchain | sharc-no-header | sharc-header
 
     @property
@@ -83,7 +100,12 @@ def all_configs(default_mode: str | None = None) -> list[Config]:
         configs.append(Config(f"sharc:{mode}:hybrid", "sharc", mode, "hybrid"))
         if mode == default_mode:
             configs.append(
-                Config(f"sharc:{mode}:hybrid-rrf", "sharc", mode, "hybrid", boosts=False)
+                Config(
+                    f"sharc:{mode}:hybrid-rrf", "sharc", mode, "hybrid", boosts=False, fusion="rrf"
+                )
+            )
+            configs.append(
+                Config(f"sharc:{mode}:hybrid-rrf-boosts", "sharc", mode, "hybrid", fusion="rrf")
             )
     configs.extend(Config(f"baseline:{c}", "baseline", chunker=c) for c in CHUNKERS)
     return configs
@@ -96,6 +118,7 @@ def ablation_groups(default_mode: str) -> dict[str, list[str]]:
             "sharc:keyword",
             f"sharc:{default_mode}:semantic",
             f"sharc:{default_mode}:hybrid-rrf",
+            f"sharc:{default_mode}:hybrid-rrf-boosts",
             f"sharc:{default_mode}:hybrid",
         ],
         "vectors": [f"sharc:{m}:{s}" for s in ("semantic", "hybrid") for m in EMBEDDING_MODES],
@@ -277,6 +300,9 @@ class Engines:
                 )
 
         def search(texts: Sequence[str], cfg: Config, depth: int) -> list[list[Any]]:
+            from sharc.fusion import DEFAULT_WEIGHTS
+
+            index.fusion_weights = rrf_weights() if cfg.fusion == "rrf" else DEFAULT_WEIGHTS
             with structural_boosts(cfg.boosts):
                 return [list(index.search(t, limit=depth, mode=cfg.search_mode)) for t in texts]
 

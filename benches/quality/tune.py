@@ -17,7 +17,7 @@ import itertools
 from pathlib import Path
 
 from benches.quality import metrics
-from benches.quality.run import load_datasets
+from benches.quality.run import load_datasets, rrf_weights
 
 
 def _index_for(dataset, index_cache: Path, mode: str):  # type: ignore[no-untyped-def]
@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     print("datasets:", ", ".join(d.name for d, _ in indexes))
     print("semantic only:", evaluate(indexes, DEFAULT_WEIGHTS, mode="semantic"))
     print("keyword only:", evaluate(indexes, DEFAULT_WEIGHTS, mode="keyword"))
-    print("rrf:", evaluate(indexes, dataclasses.replace(DEFAULT_WEIGHTS, method="rrf", natural_keyword=0.2, mixed_keyword=0.45, identifier_keyword=0.75)), flush=True)
+    print("rrf:", evaluate(indexes, rrf_weights()), flush=True)
     grid = itertools.product(
         [float(x) for x in args.natural.split(",")], [float(x) for x in args.mixed.split(",")]
     )
