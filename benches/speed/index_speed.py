@@ -152,13 +152,13 @@ def make_tree(root: Path, files: int) -> Path:
 
 def files_for_chunks(chunks: int) -> int:
     """How many files `make_tree` needs for about `chunks` chunks (counted with sharc itself)."""
-    import sharc
+    from sharc._core import chunk_source
 
     sources = _stdlib_sources()
-    per_source = []
-    for source in sources:
-        [chunked] = sharc.chunk_files(source.parent, [source.name])
-        per_source.append(len(chunked.chunks))
+    per_source = [
+        len(chunk_source(source.name, "python", source.read_text(errors="replace")).chunks)
+        for source in sources
+    ]
     files = total = 0
     while total < chunks:
         total += per_source[files % len(sources)]

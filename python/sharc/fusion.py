@@ -80,10 +80,13 @@ class FusionWeights:
     """How the arms are combined per query kind, and the reranking multipliers.
 
     Tuned on dev data with `python -m benches.quality.tune` (MRR@10 over CoSQA dev, the
-    CodeSearchNet-style sets and the hand-written queries). Score fusion beat RRF on every set
-    at its best share. No single natural-language share wins everywhere: CoSQA's short web
-    queries want little keyword weight (0.2), docstring sentences and repository questions
-    want more (0.4-0.5); 0.35 is the best compromise.
+    CodeSearchNet-style sets and the hand-written queries; better single arm 50.5 / 46.5 /
+    60.4). No natural-language keyword share wins everywhere: CoSQA's short web queries want
+    little (0.25: 50.6 / 50.1 / 56.8), docstring sentences and repository questions more (0.4:
+    48.0 / 52.6 / 60.0). 0.35 (48.8 / 52.1 / 59.0) loses least to the better arm on its worst
+    set; RRF at its best (`method="rrf"`, k=20, shares 0.2 / 0.44 / 0.74) gave 49.9 / 49.1 /
+    58.2. Keyword-score features (top BM25 score, query-term IDF) did not predict the better
+    share per query.
     """
 
     #: One of `FUSION_METHODS`.
