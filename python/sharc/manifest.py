@@ -157,9 +157,11 @@ class Manifest:
                         check_same_thread=False,
                     )
                 connection.execute("PRAGMA busy_timeout=30000")
-                # Searches read rows at random: through a memory map they cost a fraction
-                # of a read() each.
-                connection.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
+                if not self.writable:
+                    # Searches read rows at random: through a memory map they cost a fraction
+                    # of a read() each. (The writer reads little, and its pages would count
+                    # towards the memory indexing holds.)
+                    connection.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
             except sqlite3.DatabaseError as error:
                 raise IndexCorruptError(
                     f"cannot open the index manifest {self.path}: {error}"
