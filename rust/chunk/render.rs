@@ -12,7 +12,7 @@ use super::Chunk;
 impl<'s, 't> Chunker<'s, 't> {
     /// Render the drafts: headers, size limits, ids.
     pub(super) fn finish(self) -> Vec<Chunk> {
-        let mut seen: HashMap<String, u32> = HashMap::new();
+        let mut seen: HashMap<&str, u32> = HashMap::with_capacity(self.drafts.len());
         let mut chunks = Vec::with_capacity(self.drafts.len());
         let mut pieces = Vec::new();
         for draft in &self.drafts {
@@ -23,7 +23,7 @@ impl<'s, 't> Chunker<'s, 't> {
                 // The parts of one symbol share its id; module runs cut for size are
                 // numbered like any same-id siblings.
                 if k == 0 || !draft.parts {
-                    let count = seen.entry(draft.base_id.clone()).or_insert(0);
+                    let count = seen.entry(draft.base_id.as_str()).or_insert(0);
                     *count += 1;
                     id = if *count == 1 {
                         draft.base_id.clone()
@@ -135,7 +135,8 @@ impl<'s, 't> Chunker<'s, 't> {
         start_line: u32,
         end_line: u32,
     ) -> Chunk {
-        let text = format!("{header}{code}");
+        // One exact allocation; `format!` would grow the buffer while copying the code.
+        let text = [header.as_str(), code.as_str()].concat();
         Chunk {
             id: String::new(),
             path: self.path.to_string(),
