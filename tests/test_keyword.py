@@ -277,6 +277,20 @@ def test_upsert_same_id_replaces(store: KeywordStore) -> None:
     assert ids(store.search("fetchAccount", 3))[0] == "def"
 
 
+def test_ids_known_absent_are_added_without_a_delete(store: KeywordStore) -> None:
+    store.upsert(
+        [
+            doc("new1", "src/new.py", "def brandNewThing(): ...", "brandNewThing"),
+            doc("def", "src/users/repository.py", "def fetchAccount(): ...", "fetchAccount"),
+        ],
+        absent={"new1"},
+    )
+    store.commit()
+    assert store.count() == 21  # one added; "def" was not in `absent`, so it was replaced
+    assert ids(store.search("brandNewThing", 3))[0] == "new1"
+    assert ids(store.search("fetchAccount", 3))[0] == "def"
+
+
 def test_delete_and_delete_paths(store: KeywordStore) -> None:
     store.delete(["ref0", "ref1", "missing"])
     store.delete_paths(["src/orders.py", "src/payments.py"])

@@ -366,12 +366,12 @@ class Index:
             result.skipped = [(s.path, s.detail) for s in walked.skipped]
             reused = streamed = 0
 
-            def stream(added: list[ChunkRecord]) -> None:
+            def stream(added: list[ChunkRecord], fresh: set[str]) -> None:
                 # Uncommitted until the manifest commits; a crash leaves extras that search
                 # ignores and the next update removes.
                 nonlocal reused, streamed
                 streamed += len(added)
-                keyword.upsert([_keyword_doc(r) for r in added])
+                keyword.upsert([_keyword_doc(r) for r in added], absent=fresh)
                 if vectors is not None:
                     # Changed chunks whose text was embedded before (a revert, a moved
                     # function) take their vector from the cache instead of the model.
@@ -453,11 +453,12 @@ class Index:
         report: Callable[..., None],
         is_cancelled: CancelCheck,
         hold: frozenset[str],
-        sink: Callable[[list[ChunkRecord]], None],
+        sink: Callable[[list[ChunkRecord], set[str]], None],
     ) -> list[tuple[str, int]]:
         """Chunk what changed and commit it to the manifest in one transaction.
 
-        The records added or changed go to `sink` batch by batch (memory stays bounded by a
+        The records added or changed go to `sink` batch by batch, with the ids that are new
+        (memory stays bounded by a
         batch, not the tree); returns the (id, key) of the chunks removed.
         """
         known = manifest.file_stats()
@@ -480,12 +481,13 @@ class Index:
                     raise CancelledError("indexing cancelled; the index keeps its previous state")
                 batch = to_chunk[start : start + CHUNK_BATCH_FILES]
                 added: list[ChunkRecord] = []
+                fresh: set[str] = set()
                 for walked, chunked in zip(batch, chunk_files(self.root, batch)):
                     self._store_file(
                         manifest, walked, chunked, manifest.file(walked.path), model_id, mode,
-                        result, removed, added,
+                        result, removed, added, fresh,
                     )
-                sink(added)
+                sink(added, fresh)
                 report("chunking", files_done=min(start + len(batch), total), files_total=total)
             if is_cancelled():
                 raise CancelledError("indexing cancelled; the index keeps its previous state")
@@ -507,6 +509,7 @@ class Index:
         result: UpdateReport,
         removed: list[tuple[str, int]],
         added: list[ChunkRecord],
+        fresh: set[str],
     ) -> None:
         size, mtime_ns = walked.size, walked.mtime_ns  # type: ignore[attr-defined]
         if chunked.error:
@@ -530,6 +533,7 @@ class Index:
         changed = [r for r in records if r.id not in old or old[r.id] != r]
         manifest.put_chunks(changed)
         added.extend(changed)
+        fresh.update(r.id for r in changed if r.id not in old)
         result.chunks_added += sum(1 for r in records if r.id not in old)
         result.chunks_removed += len(gone)
         manifest.put_file(

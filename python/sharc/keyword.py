@@ -21,7 +21,7 @@ after `reload()`.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -231,8 +231,13 @@ class KeywordStore:
 
     # Writing
 
-    def upsert(self, docs: Sequence[KeywordDoc]) -> None:
-        """Index `docs`, replacing any document with the same id. Visible after `commit()`."""
+    def upsert(self, docs: Sequence[KeywordDoc], *, absent: Collection[str] = frozenset()) -> None:
+        """Index `docs`, replacing any document with the same id. Visible after `commit()`.
+
+        Ids in `absent` are known not to be in the index yet (new chunks): they are added
+        without the delete that replacing takes, which tantivy holds in memory until the
+        commit (on a cold index those deletes were most of the memory indexing grew by).
+        """
         import tantivy
 
         writer = self._require_writer()
@@ -256,7 +261,8 @@ class KeywordStore:
             document.add_text("language", doc.language)
             document.add_text("kind", doc.kind)
             document.add_unsigned("tier", max(0, int(doc.tier)))
-            writer.delete_documents_by_term("id", doc.id)
+            if doc.id not in absent:
+                writer.delete_documents_by_term("id", doc.id)
             writer.add_document(document)
 
     def delete(self, ids: Iterable[str]) -> None:
