@@ -30,6 +30,7 @@ fn classify<'t>(node: Node<'t>, source: &Source, _context: Context) -> Role<'t> 
             Role::Marker(Marker {
                 label: format!("namespace {name}"),
                 name,
+                class_like: false,
             })
         }
         "class_declaration" => class("class", "class"),

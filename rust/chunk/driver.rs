@@ -235,7 +235,7 @@ impl<'s, 't> Chunker<'s, 't> {
                     .is_some_and(|last| self.adjacent(*last, child));
             if let Role::Marker(marker) = role {
                 // The marker and what precedes it open the new scope.
-                frame = self.push_frame(frame, marker.name, marker.label, false);
+                frame = self.push_frame(frame, marker.name, marker.label, marker.class_like);
                 self.flush_leading(&mut leading, &mut items, frame);
                 items.push(self.plain(child, frame));
                 continue;
@@ -342,6 +342,18 @@ impl<'s, 't> Chunker<'s, 't> {
         match item.role {
             Role::Transparent => {
                 let items = self.group(item.node, item.frame, true);
+                // An ERROR node can end past its last child: that text is code too.
+                let children_end = item
+                    .node
+                    .child(item.node.child_count().saturating_sub(1))
+                    .map_or(item.node.start_byte(), |last| last.end_byte());
+                if children_end < item.node.end_byte() {
+                    stack.push(Task::Code {
+                        start: children_end,
+                        end: item.node.end_byte(),
+                        frame: items.last().map_or(item.frame, |last| last.frame),
+                    });
+                }
                 stack.extend(items.into_iter().rev().map(Task::Item));
             }
             Role::Symbol(_) | Role::Container(_) => {
@@ -563,9 +575,14 @@ impl<'s, 't> Chunker<'s, 't> {
             return;
         }
         if self.frames[frame].class_like && symbol.kind == "constructor" {
-            self.consumed = end;
-            if let Some(builder) = self.frames[frame].builder {
-                self.verbatim(builder, start, end);
+            // Constructors live in their class chunk; a class without one (a broken
+            // declaration) keeps them as plain code.
+            match self.frames[frame].builder {
+                Some(builder) => {
+                    self.consumed = end;
+                    self.verbatim(builder, start, end);
+                }
+                None => self.code(start, end, frame),
             }
             return;
         }

@@ -25,6 +25,7 @@ fn classify<'t>(node: Node<'t>, source: &Source, _context: Context) -> Role<'t> 
                 Role::Marker(Marker {
                     label: format!("package {name}"),
                     name,
+                    class_like: false,
                 })
             }
             None => Role::Code,

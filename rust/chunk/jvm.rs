@@ -4,7 +4,9 @@
 
 use tree_sitter::Node;
 
-use super::spec::{child_of_kind, name_of, Container, Context, Role, Spec, Symbol};
+use super::spec::{
+    child_of_kind, name_of, node_text, Container, Context, Marker, Role, Spec, Symbol,
+};
 use super::text::Source;
 
 pub(crate) static JAVA: Spec = Spec {
@@ -117,9 +119,58 @@ fn classify_kotlin<'t>(node: Node<'t>, source: &Source, context: Context) -> Rol
             context.scope_name.unwrap_or("constructor").to_string(),
             child_of_kind(node, &["block"]),
         ),
+        "identifier" => broken_class(node, source),
         "class_member_declaration" | "ERROR" => Role::Transparent,
         _ => Role::Code,
     }
+}
+
+/// The name in `class Name {` when the parser gave up on the declaration: its tokens lie
+/// loose in an ERROR node, the members after them. The name opens the class's scope for the
+/// rest of that node, so the members still read as its methods.
+fn broken_class<'t>(node: Node<'t>, source: &Source) -> Role<'t> {
+    let keyword = node.prev_sibling().map(|previous| previous.kind());
+    let keyword = match keyword {
+        Some(keyword @ ("class" | "interface" | "object")) => keyword,
+        _ => return Role::Code,
+    };
+    if !opens_body(node) || node.parent().is_none_or(|parent| !parent.is_error()) {
+        return Role::Code;
+    }
+    let name = node_text(node, source);
+    Role::Marker(Marker {
+        label: format!("{keyword} {name}"),
+        name,
+        class_like: true,
+    })
+}
+
+/// Whether the class body's `{` follows `name`, past what may come between (type
+/// parameters, primary constructor, supertypes, `where` constraints).
+fn opens_body(name: Node) -> bool {
+    const HEADER: &[&str] = &[
+        "type_parameters",
+        "primary_constructor",
+        "class_parameters",
+        "delegation_specifiers",
+        "delegation_specifier",
+        "type_constraints",
+        "user_type",
+        "constructor_invocation",
+        "modifiers",
+        "annotation",
+    ];
+    let mut next = name.next_sibling();
+    for _ in 0..16 {
+        let Some(sibling) = next else { break };
+        match sibling.kind() {
+            "{" => return true,
+            "}" => return false,
+            kind if sibling.is_named() && !HEADER.contains(&kind) => return false,
+            _ => next = sibling.next_sibling(),
+        }
+    }
+    false
 }
 
 fn classify_scala<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {

@@ -39,6 +39,7 @@ fn classify<'t>(node: Node<'t>, source: &Source, _context: Context) -> Role<'t> 
                 None => Role::Marker(Marker {
                     label: format!("namespace {written}"),
                     name,
+                    class_like: false,
                 }),
             }
         }

@@ -51,7 +51,8 @@ pub(crate) enum Role<'t> {
     Container(Container<'t>),
     /// A chunk of its own: function, method, type, macro.
     Symbol(Symbol<'t>),
-    /// Opens a scope for the rest of the file (`package auth`, C# `namespace X;`).
+    /// Opens a scope for the rest of its parent (`package auth`, C# `namespace X;`, the loose
+    /// `class X {` tokens of a declaration the parser gave up on).
     Marker(Marker),
 }
 
@@ -89,6 +90,8 @@ pub(crate) struct Symbol<'t> {
 pub(crate) struct Marker {
     pub name: String,
     pub label: String,
+    /// Its members are methods (a class), not functions; it still gets no class-level chunk.
+    pub class_like: bool,
 }
 
 impl<'t> Symbol<'t> {
