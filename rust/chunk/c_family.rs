@@ -137,9 +137,11 @@ fn function<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {
     }
     let name_node = declarator.and_then(|d| d.child_by_field_name("declarator"));
     let full = name_node.map_or_else(|| "<anonymous>".to_string(), |n| node_text(n, source));
-    let full = full.split('<').next().unwrap_or(&full).to_string();
+    let full = without_template_arguments(&full);
     let mut segments: Vec<&str> = full.split("::").map(str::trim).collect();
     let name = segments.pop().unwrap_or_default().to_string();
+    // `::f` names the global scope: no segment.
+    segments.retain(|segment| !segment.is_empty());
     let owner = segments.last().copied().or(if context.in_class {
         context.scope_name
     } else {
@@ -154,12 +156,46 @@ fn function<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {
     } else {
         "function"
     };
-    let qualifier = (!segments.is_empty()).then(|| segments.join("."));
+    // An out-of-class definition (`geo::Circle::area`) reads like one inside its class: the
+    // last segment is the class, the ones before it namespaces.
+    let last = segments.len().saturating_sub(1);
+    let scopes = segments
+        .iter()
+        .enumerate()
+        .map(|(k, segment)| {
+            let keyword = if k == last { "class" } else { "namespace" };
+            (keyword, segment.to_string())
+        })
+        .collect();
     Role::Symbol(Symbol {
         kind,
         name,
-        qualifier,
+        qualifier: None,
+        scopes,
         body,
         label: None,
     })
+}
+
+/// `Box<T>::get` as `Box::get`: template arguments dropped from a qualified name, except in
+/// an operator's name (`operator<`, `operator<=>`).
+fn without_template_arguments(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut depth = 0usize;
+    let mut rest = name;
+    while let Some(c) = rest.chars().next() {
+        let word_start = out.is_empty() || out.ends_with([':', ' ', '~']);
+        if depth == 0 && word_start && rest.starts_with("operator") {
+            out.push_str(rest);
+            break;
+        }
+        match c {
+            '<' => depth += 1,
+            '>' if depth > 0 => depth -= 1,
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    out
 }

@@ -590,7 +590,8 @@ impl<'s, 't> Chunker<'s, 't> {
         let (decorators, decorators_end) = self.decorators(&item);
         let signature = self.signature(&item, decorators_end, symbol.body);
         self.summarize(frame, &decorators, signature, symbol.body.is_some());
-        let mut fqn = self.frames[frame].fqn.clone();
+        let scope = self.written_scopes(frame, &symbol.scopes);
+        let mut fqn = self.frames[scope].fqn.clone();
         if let Some(qualifier) = &symbol.qualifier {
             fqn = join_fqn(&fqn, qualifier);
         }
@@ -600,7 +601,7 @@ impl<'s, 't> Chunker<'s, 't> {
             symbol: symbol.name.clone(),
             base_id: format!("{}::{fqn}", self.path),
             fqn,
-            context: self.context(frame, symbol.label.as_deref()),
+            context: self.context(scope, symbol.label.as_deref()),
             decorators,
             signature,
             start_line: self.line(start),
@@ -615,6 +616,24 @@ impl<'s, 't> Chunker<'s, 't> {
         };
         self.drafts.push(draft);
         self.consumed = end;
+    }
+
+    /// The frame for scopes written into a symbol's name, below `frame`: the frame of a
+    /// scope this file declares (`class Circle { ... }` above `Circle::area`), or a new one
+    /// that serves only for context and FQN.
+    fn written_scopes(&mut self, frame: usize, scopes: &[(&'static str, String)]) -> usize {
+        let mut current = frame;
+        for (keyword, name) in scopes {
+            let declared = self
+                .frames
+                .iter()
+                .rposition(|known| known.parent == Some(current) && known.name == *name);
+            current = match declared {
+                Some(declared) => declared,
+                None => self.push_frame(current, name.clone(), format!("{keyword} {name}"), false),
+            };
+        }
+        current
     }
 
     fn container(&mut self, item: Item<'t>, stack: &mut Vec<Task<'t>>) {
@@ -813,6 +832,7 @@ fn flatten(item: Item<'_>) -> Item<'_> {
             kind: container.kind,
             name: container.name,
             qualifier: None,
+            scopes: Vec::new(),
             body: container.body,
             label: None,
         }),

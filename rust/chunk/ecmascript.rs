@@ -242,6 +242,7 @@ fn assignment<'t>(node: Node<'t>, source: &Source) -> Role<'t> {
                 kind: "function",
                 name: node_text(property, source),
                 qualifier: Some(node_text(object, source).replace(' ', "")),
+                scopes: Vec::new(),
                 body,
                 label: None,
             })

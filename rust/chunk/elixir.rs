@@ -59,6 +59,7 @@ fn classify<'t>(node: Node<'t>, source: &Source, _context: Context) -> Role<'t> 
                 kind: "test",
                 name,
                 qualifier: Some("test".to_string()),
+                scopes: Vec::new(),
                 body,
                 label: None,
             })

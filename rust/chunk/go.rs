@@ -37,6 +37,7 @@ fn classify<'t>(node: Node<'t>, source: &Source, _context: Context) -> Role<'t> 
                 label: Some(format!("func {name}")),
                 name,
                 qualifier: None,
+                scopes: Vec::new(),
                 body: node.child_by_field_name("body"),
             })
         }
@@ -49,6 +50,7 @@ fn classify<'t>(node: Node<'t>, source: &Source, _context: Context) -> Role<'t> 
                 label: Some(format!("method {receiver_text} {name}")),
                 name,
                 qualifier: receiver.and_then(|r| receiver_type(r, source)),
+                scopes: Vec::new(),
                 body: node.child_by_field_name("body"),
             })
         }
@@ -83,6 +85,7 @@ fn classify<'t>(node: Node<'t>, source: &Source, _context: Context) -> Role<'t> 
                 label: Some(format!("type {name}")),
                 name,
                 qualifier: None,
+                scopes: Vec::new(),
                 body,
             })
         }

@@ -46,6 +46,7 @@ fn classify<'t>(node: Node<'t>, source: &Source, _context: Context) -> Role<'t> 
                 },
                 name: node_text(short, source),
                 qualifier: table.map(|t| node_text(t, source)),
+                scopes: Vec::new(),
                 body,
                 label: None,
             })
@@ -85,6 +86,7 @@ fn assigned_function<'t>(node: Node<'t>, source: &Source) -> Role<'t> {
                     kind: "function",
                     name: node_text(field, source),
                     qualifier: table.map(|t| node_text(t, source)),
+                    scopes: Vec::new(),
                     body,
                     label: None,
                 }),

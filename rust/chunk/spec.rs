@@ -80,6 +80,10 @@ pub(crate) struct Symbol<'t> {
     pub name: String,
     /// FQN segments between the scope and the name ("Server" for Go's `(s *Server) Handle`).
     pub qualifier: Option<String>,
+    /// Scopes written into the name, outermost first, as (keyword, name): C++'s
+    /// `geo::Circle::area` is in `("namespace", "geo")`, `("class", "Circle")`. The context
+    /// line names them like enclosing scopes and the FQN includes them.
+    pub scopes: Vec<(&'static str, String)>,
     /// The body, split at its statements when the symbol is too big.
     pub body: Option<Node<'t>>,
     /// The symbol's own context label, for `outer_first` languages ("func Authenticate").
@@ -100,6 +104,7 @@ impl<'t> Symbol<'t> {
             kind,
             name,
             qualifier: None,
+            scopes: Vec::new(),
             body,
             label: None,
         })

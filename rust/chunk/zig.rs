@@ -47,6 +47,7 @@ fn classify<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {
                 kind: "test",
                 name,
                 qualifier: Some("test".to_string()),
+                scopes: Vec::new(),
                 body: child_of_kind(node, &["block"]),
                 label: None,
             })
