@@ -228,8 +228,7 @@ impl<'s, 't> Chunker<'s, 't> {
                 continue;
             }
             let (role, inner, wrappers) = self.resolve(child, frame);
-            let defines = matches!(role, Role::Symbol(_) | Role::Container(_));
-            let attach = defines
+            let attach = role.defines()
                 && leading
                     .last()
                     .is_some_and(|last| self.adjacent(*last, child));
@@ -253,9 +252,24 @@ impl<'s, 't> Chunker<'s, 't> {
                     }
                 }
             }
-            let start = leading
+            let mut start = leading
                 .first()
                 .map_or(child.start_byte(), |n| n.start_byte());
+            if let Role::Symbol(symbol) = &role {
+                // Overload signatures right above an implementation are part of its chunk.
+                while let Some(Item {
+                    role: Role::Overload(name),
+                    start: signature_start,
+                    ..
+                }) = items.last()
+                {
+                    if *name != symbol.name {
+                        break;
+                    }
+                    start = *signature_start;
+                    items.pop();
+                }
+            }
             items.push(Item {
                 role,
                 node: child,
@@ -310,7 +324,7 @@ impl<'s, 't> Chunker<'s, 't> {
             inner = next;
             role = (self.spec.classify)(inner, self.source, context);
         }
-        if !wrappers.is_empty() && !matches!(role, Role::Symbol(_) | Role::Container(_)) {
+        if !wrappers.is_empty() && !role.defines() {
             role = Role::Code;
         }
         (role, inner, wrappers)
@@ -366,7 +380,7 @@ impl<'s, 't> Chunker<'s, 't> {
                     self.container(item, stack);
                 }
             }
-            Role::Code | Role::Wrap(_) | Role::Marker(_) => {
+            Role::Code | Role::Wrap(_) | Role::Marker(_) | Role::Overload(_) => {
                 self.code(item.start, item.end, item.frame);
             }
         }

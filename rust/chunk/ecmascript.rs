@@ -72,6 +72,7 @@ fn classify<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {
             node.child_by_field_name("body"),
         ),
         "type_alias_declaration" => Symbol::role("type", name_of(node, source), None),
+        "function_signature" | "method_signature" => Role::Overload(name_of(node, source)),
         "enum_declaration" => Symbol::role(
             "enum",
             name_of(node, source),

@@ -51,9 +51,22 @@ pub(crate) enum Role<'t> {
     Container(Container<'t>),
     /// A chunk of its own: function, method, type, macro.
     Symbol(Symbol<'t>),
+    /// A declaration without a body, such as a TypeScript overload signature: it joins the
+    /// chunk of the same-name symbol right after it, or else is plain code.
+    Overload(String),
     /// Opens a scope for the rest of its parent (`package auth`, C# `namespace X;`, the loose
     /// `class X {` tokens of a declaration the parser gave up on).
     Marker(Marker),
+}
+
+impl Role<'_> {
+    /// Whether the node defines something: comments above attach to it, wrappers pass to it.
+    pub fn defines(&self) -> bool {
+        matches!(
+            self,
+            Role::Symbol(_) | Role::Container(_) | Role::Overload(_)
+        )
+    }
 }
 
 /// A class, interface, trait, impl, object, module or namespace.
