@@ -165,6 +165,10 @@ def render(results: Path = RESULTS) -> str:
         lines.append(
             f"| one file changed, {sync['files']:,} files | {sync['one_file_seconds_median'] * 1e3:.0f} ms | | |"
         )
+        lines.append(
+            f"| cold keyword-only index, {sync['files']:,} files ({sync['chunks']:,} chunks)"
+            f" | {sync['cold_keyword_index_seconds']:.1f} s | | |"
+        )
         for q in speed["query"].values():
             lines.append(
                 f"| warm query p50 / p99, {q['chunks']:,} chunks | {q['p50_ms']:.1f} / {q['p99_ms']:.1f} ms"
