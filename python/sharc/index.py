@@ -458,8 +458,8 @@ class Index:
         """Chunk what changed and commit it to the manifest in one transaction.
 
         The records added or changed go to `sink` batch by batch, with the ids that are new
-        (memory stays bounded by a
-        batch, not the tree); returns the (id, key) of the chunks removed.
+        (memory stays bounded by a batch, not the tree); returns the (id, key) of the chunks
+        removed.
         """
         known = manifest.file_stats()
         on_disk = {f.path: f for f in files}  # type: ignore[attr-defined]

@@ -2,9 +2,9 @@
 
 It holds every indexed file (path, size, mtime, content hash), every chunk with its code
 (deflated where that saves space), and the embedding cache (int8 with a per-vector scale;
-manifests written before that keep float16).  The keyword and vector stores are derived from it and may lag behind after
-a crash; search resolves their hits through the manifest, so a chunk deleted here is never
-returned, and the next update brings the derived stores back in line.
+manifests written before that keep float16). The keyword and vector stores are derived from it
+and may lag behind after a crash; search resolves their hits through the manifest, so a chunk
+deleted here is never returned, and the next update brings the derived stores back in line.
 """
 
 from __future__ import annotations
@@ -277,9 +277,6 @@ class Manifest:
 
     def delete_chunks(self, ids: Iterable[str]) -> None:
         self._connection().executemany("DELETE FROM chunks WHERE id = ?", [(i,) for i in ids])
-
-    def chunks_by_key(self, keys: Sequence[int]) -> dict[int, ChunkRecord]:
-        return {r.key: r for r in self._chunks_where("key", keys)}
 
     def chunks_by_id(self, ids: Sequence[str]) -> dict[str, ChunkRecord]:
         return {r.id: r for r in self._chunks_where("id", ids)}
