@@ -11,11 +11,13 @@ from sharc.fusion import (
     QueryIntent,
     QueryKind,
     classify_query,
+    content_words,
     diversify,
     fuse,
     is_generated_path,
     is_test_path,
     is_vendored_path,
+    name_words_match,
     normalize_scores,
     query_identifiers,
     reciprocal_rank_fusion,
@@ -149,7 +151,12 @@ def test_settled_only_when_the_top_cannot_change() -> None:
     assert not settled(ranked, 2, ceiling=0.75, max_per_file=1)
     assert settled(ranked, 2, ceiling=0.6, max_per_file=1)
     assert not settled(ranked, 4, ceiling=0.0, max_per_file=None)
-    assert FusionWeights().max_factor == FusionWeights().symbol_match_factor
+    weights = FusionWeights()
+    # A mixed query can lift a chunk by both factors at once.
+    assert weights.max_factor == pytest.approx(
+        weights.symbol_match_factor * (1 + weights.name_words_lift)
+    )
+    assert FusionWeights(name_words_lift=0.0).max_factor == weights.symbol_match_factor
 
 
 def test_fusion_weights_validate() -> None:
@@ -157,6 +164,8 @@ def test_fusion_weights_validate() -> None:
         FusionWeights(method="borda")
     with pytest.raises(ValueError, match="0-1"):
         FusionWeights(natural_keyword=1.5)
+    with pytest.raises(ValueError, match="name_words_lift"):
+        FusionWeights(name_words_lift=-0.1)
 
 
 # Query routing
@@ -380,3 +389,50 @@ def test_diversify_pairs_and_custom_paths() -> None:
     assert diversify([], 2) == []
     with pytest.raises(ValueError):
         diversify(plain, 0, path_of=lambda item: item[0])
+
+
+def test_content_words_split_names_and_drop_glue() -> None:
+    assert content_words("getUserNames") == {"user", "name"}
+    assert content_words("how are the user names fetched") == {"user", "name", "fetched"}
+    assert content_words("ids has bus") == {"ids", "has", "bus"}  # short words stay as they are
+    assert content_words("betweenness_centrality") == {"betweenness", "centrality"}
+    assert content_words("parse_HTTPResponses") == {"parse", "http", "response"}
+    assert content_words("classes and entries") == {"class", "entry"}
+    assert content_words("process address") == {"process", "address"}
+
+
+def test_name_words_match() -> None:
+    name = frozenset({"betweenness", "centrality"})
+    assert name_words_match(name, frozenset({"betweenness", "centrality"})) == 1.0
+    # The whole name, half the query.
+    assert name_words_match(name, frozenset({"betweenness", "centrality", "node", "graph"})) == (
+        pytest.approx(0.5**0.5)
+    )
+    # Half the name, all of a one-word query.
+    assert name_words_match(name, frozenset({"centrality"})) == 0.5
+    assert name_words_match(name, frozenset({"shortest", "path"})) == 0.0
+    assert name_words_match(frozenset(), name) == 0.0
+
+
+def test_names_made_of_the_query_words_rise_in_fused_searches_only() -> None:
+    weights = FusionWeights()
+    query = "betweenness centrality of nodes"
+    definition = chunk("nx/centrality.py", "betweenness_centrality")
+    other = chunk("nx/shortest.py", "all_shortest_paths")
+    candidates = [(other, 1.0), (definition, 0.9)]
+    fused = rerank(query, QueryKind.NATURAL_LANGUAGE, candidates, fused=True)
+    expected = 0.9 * (
+        1
+        + weights.name_words_lift
+        * name_words_match(content_words("betweenness_centrality"), content_words(query))
+    )
+    assert fused[0] == (definition, pytest.approx(expected))
+    assert fused[1] == (other, 1.0)
+    # One arm alone: no lift, its order stands.
+    assert rerank(query, QueryKind.NATURAL_LANGUAGE, candidates) == candidates
+    # A lone identifier gets the exact-symbol lift instead.
+    assert QueryIntent.of("betweenness_centrality", fused=True).words == frozenset()
+    assert (
+        rerank(query, None, candidates, fused=True, weights=FusionWeights(name_words_lift=0.0))
+        == candidates
+    )

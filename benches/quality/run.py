@@ -48,14 +48,14 @@ EMBEDDING_MODES = ("independent", "late", "combined")
 def rrf_weights():  # type: ignore[no-untyped-def]
     """RRF as sharc ran it before score fusion, at its best on the dev sets (k=20; keyword
     weight 0.25 against 1.0 for sentences, 0.8 against 1.0 mixed, 1.0 against 0.35 for
-    identifiers), as keyword shares."""
+    identifiers), as keyword shares, without the name-word lift."""
     import dataclasses
 
     from sharc.fusion import DEFAULT_WEIGHTS
 
     return dataclasses.replace(
         DEFAULT_WEIGHTS, method="rrf", k=20, natural_keyword=0.25 / 1.25,
-        mixed_keyword=0.8 / 1.8, identifier_keyword=1.0 / 1.35,
+        mixed_keyword=0.8 / 1.8, identifier_keyword=1.0 / 1.35, name_words_lift=0.0,
     )
 SETS = ("cosqa", "csn", "handwritten")
 DEFAULT_DEPTH = 100

@@ -3,7 +3,7 @@
     python -m benches.quality.tune [--sets cosqa,csn] [--index-cache benches/work/indexes]
 
 RRF at its previous best is printed for comparison, then score fusion over a grid of keyword
-shares. For each candidate `FusionWeights` it reruns every query through `Index.search` (query vectors
+shares and name-word lifts. For each candidate `FusionWeights` it reruns every query through `Index.search` (query vectors
 cached) and prints MRR@10 per set; the best row is what `sharc.fusion.DEFAULT_WEIGHTS` should
 hold. Dev data only: CoSQA dev, the CodeSearchNet-style sets and the hand-written queries.
 """
@@ -52,8 +52,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sets", default="cosqa,csn,handwritten")
     parser.add_argument("--index-cache", type=Path, default=Path("benches/work/indexes"))
     parser.add_argument("--mode", default="independent")
-    parser.add_argument("--natural", default="0.25,0.3,0.35,0.4", help="keyword shares to try")
+    parser.add_argument("--natural", default="0.2,0.23,0.25,0.3", help="keyword shares to try")
     parser.add_argument("--mixed", default="0.5,0.6,0.7", help="keyword shares to try")
+    parser.add_argument("--lift", default="0,0.3", help="name_words_lift values to try")
     args = parser.parse_args(argv)
     datasets = load_datasets([s for s in args.sets.split(",") if s])
     indexes = [(d, i) for d in datasets if (i := _index_for(d, args.index_cache, args.mode))]
@@ -62,15 +63,21 @@ def main(argv: list[str] | None = None) -> int:
     print("keyword only:", evaluate(indexes, DEFAULT_WEIGHTS, mode="keyword"))
     print("rrf:", evaluate(indexes, rrf_weights()), flush=True)
     grid = itertools.product(
-        [float(x) for x in args.natural.split(",")], [float(x) for x in args.mixed.split(",")]
+        *([float(x) for x in values.split(",")] for values in (args.natural, args.mixed, args.lift))
     )
-    for natural_keyword, mixed_keyword in grid:
+    for natural_keyword, mixed_keyword, lift in grid:
         weights = dataclasses.replace(
-            DEFAULT_WEIGHTS, natural_keyword=natural_keyword, mixed_keyword=mixed_keyword
+            DEFAULT_WEIGHTS,
+            natural_keyword=natural_keyword,
+            mixed_keyword=mixed_keyword,
+            name_words_lift=lift,
         )
         result = evaluate(indexes, weights)
-        print(f"score natural_keyword={natural_keyword} mixed_keyword={mixed_keyword}: {result}",
-              flush=True)
+        print(
+            f"score natural_keyword={natural_keyword} mixed_keyword={mixed_keyword} "
+            f"name_words_lift={lift}: {result}",
+            flush=True,
+        )
     return 0
 
 

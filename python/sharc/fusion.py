@@ -5,8 +5,9 @@ default a convex combination of each arm's scores, min-max normalised over its t
 (`score_fusion`); weighted reciprocal rank fusion (`reciprocal_rank_fusion`) is the alternative.
 The keyword arm's share depends on the query: an identifier (`getUserById`, `os.path.join`)
 leans on keywords, a question in words on vectors. Then `rerank` pushes tests, generated and
-vendored code, docs and config down unless the query asks for them, and lifts the chunk that
-defines the identifier the query names; `diversify` keeps one file from filling the top.
+vendored code, docs and config down unless the query asks for them, lifts the chunk that
+defines the identifier the query names and, in a fused search, the chunks whose names are made
+of the query's words; `diversify` keeps one file from filling the top.
 
 Every tunable number lives in `FusionWeights`.
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -81,20 +83,22 @@ class FusionWeights:
 
     Tuned on dev data with `python -m benches.quality.tune` (MRR@10 over CoSQA dev, the
     CodeSearchNet-style sets and the hand-written queries; better single arm 50.5 / 46.5 /
-    60.4). No natural-language keyword share wins everywhere: CoSQA's short web queries want
-    little (0.25: 50.6 / 50.1 / 56.8), docstring sentences and repository questions more (0.4:
-    48.0 / 52.6 / 60.0). 0.35 (48.8 / 52.1 / 59.0) loses least to the better arm on its worst
-    set; RRF at its best (`method="rrf"`, k=20, shares 0.2 / 0.44 / 0.74) gave 49.9 / 49.1 /
-    58.2. Keyword-score features (top BM25 score, query-term IDF) did not predict the better
-    share per query.
+    60.4). No natural-language keyword share wins everywhere alone: CoSQA's short web queries
+    want little (0.25: 50.6 / 50.1 / 56.8), docstring sentences and repository questions more
+    (0.4: 48.0 / 52.6 / 60.0). Lifting the chunks whose names are made of the query's words
+    (`name_words_lift`) gives the repository questions what a larger share gave them, so the
+    share can stay small: 0.23 with a 0.3 lift gives 50.3 / 52.2 / 61.4 (0.35 without it,
+    the previous default, 48.8 / 52.1 / 59.0). RRF at its best (`method="rrf"`, k=20, shares
+    0.2 / 0.44 / 0.74, no lift) gave 49.9 / 49.1 / 58.2. Keyword-score features (top BM25
+    score, query-term IDF, top cosine) did not predict the better share per query.
     """
 
     #: One of `FUSION_METHODS`.
     method: str = "score"
     #: The keyword arm's share of the fused score per query kind, 0-1; vectors get the rest.
     identifier_keyword: float = 0.7
-    natural_keyword: float = 0.35
-    mixed_keyword: float = 0.6
+    natural_keyword: float = 0.23
+    mixed_keyword: float = 0.5
     #: The RRF constant (method `rrf` only): larger flattens the difference between ranks.
     k: int = 20
     #: Score fusion: each arm's scores are scaled so its best hit is 1 and its hit at this
@@ -109,6 +113,10 @@ class FusionWeights:
     #: For the chunk that defines the identifier the query names (a case-insensitive match
     #: gets half the lift).
     symbol_match_factor: float = 1.6
+    #: Fused searches only: a chunk whose symbol name is made of the query's words
+    #: (`betweenness_centrality` for "betweenness centrality of nodes") rises by up to this
+    #: fraction (`name_words_match`).
+    name_words_lift: float = 0.3
 
     def __post_init__(self) -> None:
         if self.method not in FUSION_METHODS:
@@ -116,19 +124,23 @@ class FusionWeights:
         shares = (self.identifier_keyword, self.natural_keyword, self.mixed_keyword)
         if not all(0.0 <= share <= 1.0 for share in shares):
             raise ValueError(f"keyword shares must lie in 0-1, got {shares}")
+        if self.name_words_lift < 0.0:
+            raise ValueError(f"name_words_lift must not be negative, got {self.name_words_lift}")
 
     @property
     def max_factor(self) -> float:
-        """The largest factor `rerank_adjustments` can apply: how far a score can rise."""
-        return max(
-            1.0,
+        """The largest factor `rerank_adjustments` can apply: how far a score can rise (the
+        factors above 1 compound)."""
+        factors = (
             self.symbol_match_factor,
+            1.0 + self.name_words_lift,
             self.test_factor,
             self.generated_factor,
             self.vendored_factor,
             self.docs_factor,
             self.config_factor,
         )
+        return math.prod(factor for factor in factors if factor > 1.0)
 
     def arms(self, kind: QueryKind) -> dict[str, float]:
         """The `{arm: weight}` mapping for a query of `kind`."""
@@ -341,6 +353,42 @@ def _words(query: str) -> set[str]:
     return {word.lower() for word in _WORD.findall(query)}
 
 
+#: Plain query words that carry no signal in code search; identifiers are never dropped.
+STOPWORDS = frozenset(
+    """a an and any are as at be by can do does for from get give how i if in into is it its
+    me my of on or should so that the their them then there these this to use used using was
+    way we what when where which who why will with would you your""".split()
+)
+
+
+@functools.lru_cache(maxsize=65536)
+def content_words(text: str) -> frozenset[str]:
+    """The words of a query or a name that carry meaning, lowercase, plurals of words longer
+    than four letters made singular: `getUserNames` and "get the user names" both give {user,
+    name}."""
+    words = (word.lower() for word in _WORD.findall(text) if len(word) > 1)
+    return frozenset(_singular(word) for word in words if word not in STOPWORDS)
+
+
+def _singular(word: str) -> str:
+    if len(word) <= 4 or not word.endswith("s") or word.endswith("ss"):
+        return word
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(("sses", "xes", "ches", "shes")):
+        return word[:-2]
+    return word[:-1]
+
+
+def name_words_match(name_words: frozenset[str], query_words: frozenset[str]) -> float:
+    """How well a symbol's name words match a query's words, 0-1: the share of the name the
+    query covers, times the square root of the share of the query the name covers."""
+    if not name_words or not query_words:
+        return 0.0
+    shared = len(name_words & query_words)
+    return (shared / len(name_words)) * math.sqrt(shared / len(query_words))
+
+
 _TEST_WORDS = frozenset(
     {
         "test",
@@ -502,20 +550,31 @@ class QueryIntent:
     docs: bool
     config: bool
     identifiers: tuple[str, ...]
+    #: The query's `content_words` where names made of them should rise (fused searches for
+    #: words, not for a lone identifier); empty otherwise.
+    words: frozenset[str] = frozenset()
 
     @classmethod
     def of(
-        cls, query: str, kind: QueryKind | None = None, *, include_tests: bool | None = None
+        cls,
+        query: str,
+        kind: QueryKind | None = None,
+        *,
+        include_tests: bool | None = None,
+        fused: bool = False,
     ) -> QueryIntent:
-        """`include_tests` forces tests in (True) or down (False); None asks `wants_tests`."""
+        """`include_tests` forces tests in (True) or down (False); None asks `wants_tests`.
+        `fused`: both arms ran, so names made of the query's words may rise."""
         kind = kind or classify_query(query)
         identifiers = () if kind is QueryKind.NATURAL_LANGUAGE else tuple(query_identifiers(query))
+        words_count = fused and kind is not QueryKind.IDENTIFIER
         return cls(
             kind=kind,
             tests=wants_tests(query) if include_tests is None else include_tests,
             docs=wants_docs(query),
             config=wants_config(query),
             identifiers=identifiers,
+            words=content_words(query) if words_count else frozenset(),
         )
 
 
@@ -526,7 +585,8 @@ def rerank_adjustments(
 
     Tests, generated code, vendored code, docs and config go down unless the query asks for
     them (factors compound); a chunk whose symbol is the identifier the query names goes up:
-    its definition, not the places that mention it.
+    its definition, not the places that mention it. In a fused search for words, a chunk whose
+    name is made of them goes up by `name_words_lift` times `name_words_match`.
     """
     factor = 1.0
     path = chunk.path
@@ -545,6 +605,9 @@ def rerank_adjustments(
             factor *= weights.symbol_match_factor
         elif chunk.symbol.lower() in {name.lower() for name in intent.identifiers}:
             factor *= (1.0 + weights.symbol_match_factor) / 2
+    if intent.words and chunk.symbol and weights.name_words_lift:
+        match = name_words_match(content_words(chunk.symbol), intent.words)
+        factor *= 1.0 + weights.name_words_lift * match
     return factor
 
 
@@ -555,9 +618,11 @@ def rerank(
     *,
     include_tests: bool | None = None,
     weights: FusionWeights = DEFAULT_WEIGHTS,
+    fused: bool = False,
 ) -> list[tuple[C, float]]:
-    """`(chunk, fused score)` pairs with `rerank_adjustments` applied, best first (stable)."""
-    intent = QueryIntent.of(query, kind, include_tests=include_tests)
+    """`(chunk, fused score)` pairs with `rerank_adjustments` applied, best first (stable).
+    `fused`: the scores fuse both arms (see `QueryIntent.of`)."""
+    intent = QueryIntent.of(query, kind, include_tests=include_tests, fused=fused)
     adjusted = [
         (chunk, score * rerank_adjustments(chunk, intent, weights)) for chunk, score in candidates
     ]

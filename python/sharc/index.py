@@ -797,8 +797,9 @@ class Index:
             elif mode == "semantic":
                 raise NotIndexedError(f"{self.root} has no vectors yet; run `sharc index` first")
         fused = fusion.fuse(hits, kind, self.fusion_weights)
+        both_arms = sum(1 for arm_hits in hits.values() if arm_hits) > 1
         adjusted = self._rerank(manifest, fused, filters, query, kind, include_tests,
-                                max_per_file, limit)
+                                max_per_file, limit, both_arms)
         top = adjusted[:limit]
         records = manifest.chunks_by_id([candidate.id for candidate, _ in top])
         results = [
@@ -822,8 +823,10 @@ class Index:
         include_tests: bool | None,
         max_per_file: int | None,
         limit: int,
+        both_arms: bool,
     ) -> list[tuple[RankRecord, float]]:
-        """The fused candidates filtered, reranked and diversified, best first.
+        """The fused candidates filtered, reranked and diversified, best first (`both_arms`:
+        they fuse both arms' hits).
 
         Their records are read from the manifest a block at a time, best fused score first,
         and reading stops once no unread candidate could reach the top `limit` even with the
@@ -843,7 +846,10 @@ class Index:
                 and filters.accepts(records[chunk_id].path, records[chunk_id].language)
             ]
             ranked.extend(
-                fusion.rerank(query, kind, candidates, include_tests=include_tests, weights=weights)
+                fusion.rerank(
+                    query, kind, candidates, include_tests=include_tests, weights=weights,
+                    fused=both_arms,
+                )
             )
             ranked.sort(key=lambda pair: -pair[1])
             unread = start + RANK_BLOCK

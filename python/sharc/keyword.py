@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import IndexCorruptError, IndexLockedError, SharcError
+from .fusion import STOPWORDS
 from .vectors import key_of
 
 if TYPE_CHECKING:
@@ -81,14 +82,6 @@ class KeywordDoc:
             tier=chunk.tier,
             kind=chunk.kind,
         )
-
-
-#: Plain query words that carry no signal in code search; identifiers are never dropped.
-STOPWORDS = frozenset(
-    """a an and any are as at be by can do does for from get give how i if in into is it its
-    me my of on or should so that the their them then there these this to use used using was
-    way we what when where which who why will with would you your""".split()
-)
 
 
 @dataclass(frozen=True, slots=True)
