@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from benches.quality import metrics
+
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "benches" / "results"
 README = REPO / "README.md"
@@ -186,13 +188,26 @@ def render(results: Path = RESULTS) -> str:
         lines.append("")
         lines.append(f"Machine: {speed['machine'].get('cpu_model', '?')},"
                      f" {speed['machine'].get('cpus_available', '?')} cores, no GPU.")
+        parts = cold.get("index_parts_bytes")
+        if parts:
+            source = cold["source_bytes"]
+            labels = (("usearch_vectors", "vectors in usearch"),
+                      ("manifest_vector_cache", "the manifest's vector cache"),
+                      ("keyword", "the keyword index"),
+                      ("manifest_rest", "code and metadata in the manifest"))
+            shares = ", ".join(
+                f"{label} {parts[key] / 1e6:.2f} MB ({parts[key] / source:.2f}×)"
+                for key, label in labels
+            )
+            lines += ["", f"Index size by part, {cold['repository']}: {shares}."]
     if not lines:
         lines.append("No benchmark results yet: run `make bench`.")
     return "\n".join(lines).rstrip() + "\n"
 
 
 def _against_better_arm(configs: dict[str, dict[str, Any]]) -> list[str]:
-    """One line: the default hybrid search against the better of its two arms (MRR@10)."""
+    """One line: the default hybrid search against the better of its two arms (MRR@10), with
+    a paired bootstrap interval when the results carry per-query ranks."""
     mode = _default_embedding_mode()
     hybrid = configs.get(f"sharc:{mode}:hybrid")
     arms = {"BM25": configs.get("sharc:keyword"), "semantic": configs.get(f"sharc:{mode}:semantic")}
@@ -200,7 +215,14 @@ def _against_better_arm(configs: dict[str, dict[str, Any]]) -> list[str]:
         return []
     name, best = max(arms.items(), key=lambda pair: pair[1]["metrics"]["mrr@10"])  # type: ignore[index]
     gap = hybrid["metrics"]["mrr@10"] - best["metrics"]["mrr@10"]  # type: ignore[index]
-    return ["", f"Default hybrid search against the better single arm ({name}): {gap:+.1f} MRR@10."]
+    line = f"Default hybrid search against the better single arm ({name}): {gap:+.1f} MRR@10"
+    ranks = (hybrid.get("ranks"), best.get("ranks"))  # type: ignore[union-attr]
+    if ranks[0] and ranks[1] and len(ranks[0]) == len(ranks[1]):
+        _, low, high = metrics.paired_bootstrap(
+            [metrics.rr_at_10(r) for r in ranks[0]], [metrics.rr_at_10(r) for r in ranks[1]]
+        )
+        line += f" (95% paired bootstrap interval {low:+.1f} to {high:+.1f}, {len(ranks[0])} queries)"
+    return ["", line + "."]
 
 
 def _default_embedding_mode() -> str:

@@ -11,8 +11,8 @@ import subprocess
 import sys
 
 #: The vector-mode and chunking ablations embed everything again per configuration, so they
-#: run on two of the CodeSearchNet-style sets (the README says which).
-ABLATION_DATASETS = "csn/click*,csn/requests*"
+#: run on three of the CodeSearchNet-style sets, one of them Rust (the README says which).
+ABLATION_DATASETS = "csn/click*,csn/requests*,csn/tokenizers*"
 CACHE = ["--index-cache", "benches/work/indexes"]
 
 STEPS = {

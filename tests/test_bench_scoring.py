@@ -468,3 +468,18 @@ def test_config_grid_names_and_groups() -> None:
     assert run.select_configs(configs, "baseline:*") == [
         c for c in configs if c.engine == "baseline"
     ]
+
+
+def test_paired_bootstrap_interval() -> None:
+    same = [1.0, 0.5, 0.0, 0.25] * 10
+    assert metrics.paired_bootstrap(same, same) == (0.0, 0.0, 0.0)
+    better = [value + 0.1 for value in same]
+    mean, low, high = metrics.paired_bootstrap(better, same)
+    assert mean == pytest.approx(10.0) and low == pytest.approx(10.0) and high == pytest.approx(10.0)
+    mixed = [1.0, 0.0] * 20
+    mean, low, high = metrics.paired_bootstrap(mixed, mixed[::-1])
+    assert mean == 0.0 and low < -10.0 and high > 10.0
+    assert metrics.paired_bootstrap(mixed, mixed[::-1]) == (mean, low, high)  # seeded
+    assert metrics.rr_at_10(2) == 0.5 and metrics.rr_at_10(11) == 0.0 and metrics.rr_at_10(None) == 0.0
+    with pytest.raises(ValueError):
+        metrics.paired_bootstrap([1.0], [1.0, 0.0])

@@ -155,3 +155,24 @@ def aggregate(scores: Iterable[QueryScore]) -> dict[str, float]:
         "recall@10": mean(s.recall_at_10 for s in scores),
         "ndcg@10": mean(s.ndcg_at_10 for s in scores),
     }
+
+
+def rr_at_10(rank: int | None) -> float:
+    """The reciprocal rank a first relevant result at `rank` gives MRR@10 (None: not found)."""
+    return 1.0 / rank if rank and rank <= 10 else 0.0
+
+
+def paired_bootstrap(
+    a: Sequence[float], b: Sequence[float], *, resamples: int = 10_000, seed: int = 0
+) -> tuple[float, float, float]:
+    """Mean of `a - b` over paired per-query values, in percent, with its 95% bootstrap
+    interval (queries resampled with replacement; seeded, so a rerun gives the same figures)."""
+    import numpy as np
+
+    if len(a) != len(b) or not a:
+        raise ValueError(f"need two equally long, non-empty lists, got {len(a)} and {len(b)}")
+    diff = 100.0 * (np.asarray(a, dtype=float) - np.asarray(b, dtype=float))
+    rng = np.random.default_rng(seed)
+    means = diff[rng.integers(0, len(diff), size=(resamples, len(diff)))].mean(axis=1)
+    low, high = np.percentile(means, [2.5, 97.5])
+    return float(diff.mean()), float(low), float(high)

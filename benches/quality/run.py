@@ -454,6 +454,9 @@ def summarize_sets(rows: Sequence[Row]) -> dict[str, dict[str, Any]]:
         entry["queries"] = len(scores)
         entry["metrics"] = metrics.aggregate(scores)
         entry["index_seconds"] = round(sum(r.index_seconds or 0.0 for r in ok), 3)
+        # Per query, in dataset and query order (the same for every configuration of a set):
+        # the rank of the first relevant result, for paired comparisons (`benches.report`).
+        entry["ranks"] = [s.rank for s in scores]
         out.setdefault(set_name, {})[config] = entry
     return out
 

@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import resource
@@ -114,6 +115,7 @@ def cold_index(work: Path) -> dict:
     embedder.embed_documents(texts)
     embed_only = time.perf_counter() - started
     source = sum(f.size for f in sharc.walk(CLICK).files)
+    index.close()
     return {
         "repository": "click 8.1.7 (sdist)",
         "files": stats.files,
@@ -125,6 +127,31 @@ def cold_index(work: Path) -> dict:
         "index_bytes": stats.size_bytes,
         "source_bytes": source,
         "index_size_vs_source": stats.size_bytes / source,
+        "index_parts_bytes": index_parts(_index_dir(work, "click")),
+    }
+
+
+def index_parts(index_dir: Path) -> dict[str, int]:
+    """Bytes on disk per part of an index: the usearch file, the tantivy directory, and the
+    manifest split into its vector cache (table and key index) and the rest (code, metadata)."""
+    import sqlite3
+
+    def size(path: Path) -> int:
+        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.is_dir() else (
+            path.stat().st_size if path.exists() else 0
+        )
+
+    manifest = index_dir / "manifest.sqlite"
+    with contextlib.closing(sqlite3.connect(f"file:{manifest}?mode=ro", uri=True)) as db:
+        pages = dict(db.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name").fetchall())
+    cache = pages.get("vectors", 0) + pages.get("sqlite_autoindex_vectors_1", 0)
+    total_manifest = sum(size(index_dir / name) for name in (
+        "manifest.sqlite", "manifest.sqlite-wal"))
+    return {
+        "usearch_vectors": size(index_dir / "vectors.usearch"),
+        "keyword": size(index_dir / "keyword"),
+        "manifest_vector_cache": cache,
+        "manifest_rest": total_manifest - cache,
     }
 
 
