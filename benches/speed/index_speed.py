@@ -136,23 +136,26 @@ def index_parts(index_dir: Path) -> dict[str, int]:
     manifest split into its vector cache (table and key index) and the rest (code, metadata)."""
     import sqlite3
 
-    def size(path: Path) -> int:
-        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.is_dir() else (
-            path.stat().st_size if path.exists() else 0
-        )
-
     manifest = index_dir / "manifest.sqlite"
     with contextlib.closing(sqlite3.connect(f"file:{manifest}?mode=ro", uri=True)) as db:
         pages = dict(db.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name").fetchall())
     cache = pages.get("vectors", 0) + pages.get("sqlite_autoindex_vectors_1", 0)
-    total_manifest = sum(size(index_dir / name) for name in (
-        "manifest.sqlite", "manifest.sqlite-wal"))
+    manifest_bytes = sum(
+        _disk_bytes(index_dir / name) for name in ("manifest.sqlite", "manifest.sqlite-wal")
+    )
     return {
-        "usearch_vectors": size(index_dir / "vectors.usearch"),
-        "keyword": size(index_dir / "keyword"),
+        "usearch_vectors": _disk_bytes(index_dir / "vectors.usearch"),
+        "keyword": _disk_bytes(index_dir / "keyword"),
         "manifest_vector_cache": cache,
-        "manifest_rest": total_manifest - cache,
+        "manifest_rest": manifest_bytes - cache,
     }
+
+
+def _disk_bytes(path: Path) -> int:
+    """The size of a file, or of every file under a directory; 0 if it does not exist."""
+    if path.is_dir():
+        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+    return path.stat().st_size if path.exists() else 0
 
 
 def _stdlib_sources() -> list[Path]:
@@ -341,9 +344,7 @@ def memory(work: Path, sizes: dict[str, int]) -> dict:
         )
         rss_kib = int(output.stdout.strip().splitlines()[-1])
         source = sum(p.stat().st_size for p in root.rglob("*.py"))
-        index_bytes = sum(
-            p.stat().st_size for p in _index_dir(work, f"mem-{name}").rglob("*") if p.is_file()
-        )
+        index_bytes = _disk_bytes(_index_dir(work, f"mem-{name}"))
         results[name] = {
             "files": files,
             "peak_rss_mb": rss_kib / 1024,
