@@ -135,11 +135,43 @@ def test_save_load_roundtrip(tmp_path: Path, store: VectorStore, vectors: np.nda
         loaded = VectorStore.load(path, view=view)
         assert len(loaded) == 200
         assert loaded.ndim == loaded.dimension == NDIM
-        assert loaded.metric == "cos" and loaded.dtype == "f16"
+        assert loaded.metric == "cos" and loaded.dtype == "i8"
         assert loaded.read_only is view
         assert loaded.search(vectors[41], 1)[0][0] == 42
         assert loaded.search(vectors[41], 5, allowed={42, 43})[0][0] == 42
         assert np.array_equal(loaded.keys(), store.keys())
+
+
+def test_int8_scores_stay_within_a_thousandth_of_the_float_cosine(tmp_path: Path) -> None:
+    # 384-d like the default model; usearch's own int8 cast would be off by ~0.004 here.
+    rng = np.random.default_rng(3)
+    data = unit(rng.standard_normal((500, 384)))
+    query = unit(data[:1] + 0.5 * unit(rng.standard_normal((1, 384))))[0]
+    store = VectorStore(384)
+    assert store.dtype == "i8"
+    store.upsert(np.arange(500, dtype=np.uint64), data)
+    exact = data @ query
+    for hits in (store.search(query, 20), store.search(query, 20, allowed=set(range(0, 500, 2)))):
+        scores = dict(hits)
+        assert max(abs(scores[key] - max(exact[key], 0.0)) for key in scores) < 1e-3
+    assert next(iter(dict(store.search(query, 1)))) == int(np.argmax(exact))
+    keys, stored = store.vectors([7, 3, 9999])
+    assert keys.tolist() == [7, 3]
+    assert np.allclose(np.linalg.norm(stored, axis=1), 1.0, atol=1e-5)
+    assert np.all(np.sum(stored * data[[7, 3]], axis=1) > 0.9999)
+
+
+def test_a_float16_index_stays_float16(tmp_path: Path, vectors: np.ndarray) -> None:
+    path = tmp_path / "vectors.usearch"
+    older = VectorStore(NDIM, dtype="f16")
+    older.upsert(np.arange(1, 201, dtype=np.uint64), vectors)
+    older.save(path)
+    loaded = VectorStore.load(path)
+    assert loaded.dtype == "f16"
+    loaded.upsert([500], vectors[:1])
+    keys, stored = loaded.vectors([500])
+    assert keys.tolist() == [500] and np.allclose(stored[0], vectors[0], atol=1e-3)
+    assert loaded.search(vectors[0], 2)[0][1] == pytest.approx(1.0, abs=1e-3)
 
 
 def test_save_replaces_an_existing_file(tmp_path: Path, vectors: np.ndarray) -> None:

@@ -9,6 +9,12 @@ Small indexes (and small `allowed` sets) are searched exactly: HNSW recall on 5,
 384-d vectors is only about 0.6 at usearch's default search expansion, while brute force over
 that many vectors costs a millisecond or two.
 
+Cosine indexes store int8 by default, each vector scaled so that its largest component is 127
+(queries too). usearch's own float-to-int8 cast uses one fixed scale, which leaves a normalised
+384-d embedding only a few levels per component; per-vector scaling keeps the cosine within about
+0.001 of float16's at half the bytes, because a cosine does not depend on a vector's length.
+Indexes saved as float16 keep float16.
+
 On disk an index is the usearch file plus a `<name>.blake2b` sidecar holding its digest. usearch
 trusts its file and can crash the process on a damaged one, so `load` checks the digest first
 and raises `IndexCorruptError` instead.
@@ -100,7 +106,7 @@ class VectorStore:
         ndim: int,
         *,
         metric: str = "cos",
-        dtype: str = "f16",
+        dtype: str = "i8",
         connectivity: int | None = None,
         expansion_add: int | None = None,
         expansion_search: int | None = None,
@@ -125,6 +131,8 @@ class VectorStore:
         self._metric = metric
         self._view = view
         self.exact_threshold = exact_threshold
+        # Scaling each vector is only exact where the metric ignores length: the cosine.
+        self._scaled_int8 = metric == "cos" and self.dtype == "i8"
 
     @classmethod
     def load(
@@ -221,7 +229,23 @@ class VectorStore:
         present = np.asarray(self._index.contains(keys), dtype=bool)
         if present.any():
             self._index.remove(keys[present])
-        self._index.add(keys, np.ascontiguousarray(vectors))
+        self._index.add(keys, self._encode(vectors))
+
+    def vectors(self, keys: np.ndarray | Iterable[int]) -> tuple[np.ndarray, np.ndarray]:
+        """The stored vectors of those `keys` the index holds: (keys, float32 matrix), in order.
+
+        An int8 cosine index returns each vector at unit length, as it ranks them.
+        """
+        keys = _as_keys(keys)
+        keys = keys[np.asarray(self._index.contains(keys), dtype=bool)] if len(keys) else keys
+        if len(keys) == 0:
+            return keys, np.zeros((0, self.ndim), dtype=np.float32)
+        rows = self._index.get(keys, dtype="f32")
+        matrix = np.vstack(rows if isinstance(rows, tuple) else (rows,)).astype(np.float32)
+        if self._scaled_int8:
+            norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+            matrix /= np.where(norms > 0, norms, 1.0)
+        return keys, matrix
 
     def remove(self, keys: np.ndarray | Iterable[int]) -> int:
         """Remove the vectors of `keys`; absent keys are ignored. Returns how many were removed."""
@@ -286,6 +310,15 @@ class VectorStore:
                 "open it with VectorStore.load(path, view=False) to change it"
             )
 
+    def _encode(self, vectors: np.ndarray) -> np.ndarray:
+        """Vectors as usearch should receive them: int8 scaled per vector, or float32."""
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        if not self._scaled_int8:
+            return vectors
+        peaks = np.max(np.abs(vectors), axis=-1, keepdims=True)
+        scales = np.where(peaks > 0, 127.0 / np.where(peaks > 0, peaks, 1.0), 0.0)
+        return np.clip(np.rint(vectors * scales), -127, 127).astype(np.int8)
+
     def _similarities(self, distances: np.ndarray) -> np.ndarray:
         distances = np.asarray(distances, dtype=np.float64)
         if self._metric == "l2sq":
@@ -294,24 +327,30 @@ class VectorStore:
 
     def _search_index(self, query: np.ndarray, count: int) -> list[tuple[int, float]]:
         exact = len(self._index) <= self.exact_threshold
-        matches = self._index.search(query, count, exact=exact)
+        matches = self._index.search(self._encode(query), count, exact=exact)
+        if self._scaled_int8 and len(matches.keys):
+            return self._rescored(query, np.asarray(matches.keys, dtype=np.uint64))
         similarities = self._similarities(matches.distances)
         return [(int(key), float(score)) for key, score in zip(matches.keys, similarities)]
+
+    def _rescored(self, query: np.ndarray, keys: np.ndarray) -> list[tuple[int, float]]:
+        """The cosine of the float query with each stored int8 vector, best first: only the
+        stored side is quantised then, which halves the error of the int8 search's scores."""
+        keys, matrix = self.vectors(keys)
+        norm = float(np.linalg.norm(query))
+        cosines = matrix @ (query / norm if norm > 0 else query)
+        order = np.argsort(-cosines, kind="stable")
+        similarities = np.clip(cosines[order], 0.0, 1.0)
+        return [(int(keys[i]), float(score)) for i, score in zip(order, similarities)]
 
     def _search_subset(
         self, query: np.ndarray, limit: int, subset: np.ndarray
     ) -> list[tuple[int, float]]:
         from usearch.index import search as brute_force
 
-        subset = np.unique(subset)
-        subset = subset[np.asarray(self._index.contains(subset), dtype=bool)]
+        subset, matrix = self.vectors(np.unique(subset))
         if len(subset) == 0:
             return []
-        rows = self._index.get(subset, dtype="f32")
-        present_rows = [
-            row for row in (rows if isinstance(rows, tuple) else (rows,)) if row is not None
-        ]
-        matrix = np.vstack(present_rows).astype(np.float32)
         count = min(limit, len(subset))
         matches = brute_force(matrix, query, count, self._metric, exact=True)
         similarities = self._similarities(matches.distances)
