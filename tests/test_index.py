@@ -311,3 +311,91 @@ def test_switching_the_vector_mode_re_embeds_everything(small_repo: Path, tmp_pa
     assert late.stats().embedding_mode == "late"
     assert _top(late, "hash a password with a salt") == "hash_password"
     assert _open(small_repo, tmp_path, embedding_mode="late").update().chunks_embedded == 0
+
+
+def _rows(index_dir: Path, sql: str) -> list[tuple]:
+    import sqlite3
+
+    with sqlite3.connect(index_dir / "manifest.sqlite") as connection:
+        return connection.execute(sql).fetchall()
+
+
+def test_each_vector_is_kept_once_as_int8(built: Index, tmp_path: Path) -> None:
+    from sharc.vectors import VectorStore
+
+    index_dir = tmp_path / "index"
+    assert _rows(index_dir, "SELECT count(*) FROM vectors") == [(0,)]  # the journal is empty
+    assert _rows(index_dir, "PRAGMA freelist_count") == [(0,)]
+    assert VectorStore.load(index_dir / "vectors.usearch").dtype == "i8"
+    stats = built.stats()
+    assert stats.embedded_chunks == stats.chunks > 20
+
+
+def _embedding_counter(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    embedded: list[int] = []
+    real = Index._embed_records
+
+    def counting(self: Index, embedder: object, records: list, mode: str):  # type: ignore[no-untyped-def]
+        embedded.append(len(records))
+        return real(self, embedder, records, mode)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Index, "_embed_records", counting)
+    return embedded
+
+
+def _rewrite_as_before_the_journal(index_dir: Path, *, uncached: str) -> None:
+    """What an index written before the journal looked like: chunk keys from the id alone,
+    every vector cached in the manifest (but `uncached`'s, as after a cancelled update),
+    float16 in usearch."""
+    import sqlite3
+
+    import numpy as np
+    from sharc.manifest import _pack_int8
+    from sharc.vectors import VectorStore, key_of
+
+    store = VectorStore.load(index_dir / "vectors.usearch")
+    with sqlite3.connect(index_dir / "manifest.sqlite") as connection:
+        rows = connection.execute("SELECT id, key, vector_key FROM chunks").fetchall()
+        keys, matrix = store.vectors([key for _, key, _ in rows])
+        vector_of = dict(zip(keys.tolist(), matrix))
+        older = VectorStore(store.dimension, dtype="f16")
+        older.upsert([key_of(id_) for id_, _, _ in rows], np.vstack([vector_of[k] for _, k, _ in rows]))
+        connection.executemany(
+            "UPDATE chunks SET key = ? WHERE id = ?", [(key_of(id_), id_) for id_, _, _ in rows]
+        )
+        connection.executemany(
+            "INSERT INTO vectors (vector_key, vector) VALUES (?, ?)",
+            [(vk, _pack_int8(vector_of[key])) for id_, key, vk in rows if id_ != uncached],
+        )
+        connection.execute("DELETE FROM meta WHERE key = 'vector_layout'")
+    older.save(index_dir / "vectors.usearch")
+
+
+def test_an_index_from_before_the_journal_is_upgraded_without_the_model(
+    small_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sharc.vectors import VectorStore
+
+    index_dir = tmp_path / "index"
+    _open(small_repo, tmp_path).update()
+    uncached = _rows(index_dir, "SELECT id FROM chunks WHERE symbol = 'hash_password'")[0][0]
+    _rewrite_as_before_the_journal(index_dir, uncached=uncached)
+    embedded = _embedding_counter(monkeypatch)
+
+    index = _open(small_repo, tmp_path)
+    report = index.update()
+    # Only the chunk the cache lacked (its usearch vector could be stale) meets the model.
+    assert report.chunks_embedded == 1 and sum(embedded) == 1
+    assert _rows(index_dir, "SELECT count(*) FROM vectors") == [(0,)]
+    assert _rows(index_dir, "PRAGMA auto_vacuum") == [(2,)]
+    assert VectorStore.load(index_dir / "vectors.usearch").dtype == "i8"
+    assert _top(index, "hash a password with a salt") == "hash_password"
+
+    # A changed file re-keys its chunks: unchanged text takes its vector from the old key.
+    auth = small_repo / "taskboard" / "auth.py"
+    auth.write_text(auth.read_text() + '\n\ndef forget_user(name: str) -> None:\n    """Drop a user."""\n')
+    embedded.clear()
+    assert index.update().chunks_embedded == 1 and sum(embedded) == 1
+    stats = index.stats()
+    assert stats.embedded_chunks == stats.chunks
+    assert _top(index, "hash a password with a salt") == "hash_password"

@@ -2,9 +2,9 @@
 
 Layout of an index directory::
 
-    manifest.sqlite   files, chunks (with their code) and the embedding cache: the truth
+    manifest.sqlite   files and chunks (with their code): the truth; and the vector journal
     keyword/          tantivy BM25 index over code-aware tokens (derived from the manifest)
-    vectors.usearch   usearch ANN index of chunk vectors (derived from the manifest)
+    vectors.usearch   usearch ANN index of chunk vectors, the one copy of each
     writer.lock       held by the one process that writes
 
 An update commits the manifest first, in one transaction, then brings the derived stores in
@@ -12,6 +12,12 @@ line and records the manifest generation they reflect. A crash between the two l
 that lag; search resolves every hit through the manifest (deleted code never comes back) and the
 next update reconciles them. Keyword search works as soon as chunking is committed; vectors
 stream in behind it, and each search says which arms answered.
+
+A chunk's vector key is derived from its id and its text, so a key in usearch always holds the
+vector of the text the manifest has: bringing usearch in line is a difference of key sets
+(`_sync_vectors`). New vectors are journaled in the manifest until a saved usearch file holds
+them; a vector whose text is still in usearch under another key (moved or duplicated code) is
+copied from there instead of recomputed.
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ from sharc.chunking import ChunkedFile, chunk_files
 from sharc.errors import CancelledError, IndexCorruptError, NotIndexedError
 from sharc.files import WalkSettings, walk
 from sharc.locking import WriterLock
-from sharc.manifest import ChunkRecord, FileRecord, Manifest, RankRecord
+from sharc.manifest import ChunkRecord, FileRecord, Manifest, RankRecord, RemovedChunk
 from sharc.paths import default_index_dir
 
 if TYPE_CHECKING:
@@ -354,7 +360,7 @@ class Index:
         vectors = self._open_vectors_for_write(embedder, manifest)
         result = UpdateReport()
         try:
-            self._reconcile(manifest, keyword, vectors)
+            self._reconcile_keyword(manifest, keyword)
             report("walking")
             walked = walk(
                 self.root,
@@ -364,24 +370,17 @@ class Index:
                 sniff_content=False,
             )
             result.skipped = [(s.path, s.detail) for s in walked.skipped]
-            reused = streamed = 0
+            streamed = 0
 
             def stream(added: list[ChunkRecord], fresh: set[str]) -> None:
                 # Uncommitted until the manifest commits; a crash leaves extras that search
                 # ignores and the next update removes.
-                nonlocal reused, streamed
+                nonlocal streamed
                 streamed += len(added)
                 keyword.upsert([_keyword_doc(r) for r in added], absent=fresh)
-                if vectors is not None:
-                    # Changed chunks whose text was embedded before (a revert, a moved
-                    # function) take their vector from the cache instead of the model.
-                    keys, matrix = manifest.vectors_for(added)
-                    if keys:
-                        vectors.upsert(np.array(keys, dtype=np.uint64), matrix)
-                        reused += len(keys)
 
             try:
-                removed = self._sync_chunks(
+                removed, rekeyed = self._sync_chunks(
                     manifest, walked.files, model_id, mode, result, report, is_cancelled, hold,
                     stream,
                 )
@@ -392,21 +391,18 @@ class Index:
                 manifest.set_meta("vectors_complete", "0")
             report("keyword", files_done=len(walked.files), files_total=len(walked.files))
             if removed or streamed:
-                keyword.delete([chunk_id for chunk_id, _ in removed])
+                keyword.delete([chunk.id for chunk in removed])
                 keyword.commit()
             manifest.set_meta("keyword_generation", str(manifest.generation()))
             manifest.commit()
-            if vectors is not None:
-                vectors.remove(np.array([key for _, key in removed], dtype=np.uint64))
-                if removed or reused:
-                    self._save_vectors(manifest, vectors)
             if embedder is not None and vectors is not None:
-                self._embed_missing(manifest, embedder, vectors, mode, result, report, is_cancelled)
-            if embedder is not None:
+                self._sync_vectors(
+                    manifest, embedder, vectors, mode, [*removed, *rekeyed], result, report,
+                    is_cancelled,
+                )
                 manifest.set_meta("vectors_complete", "1")
-            manifest.prune_vectors()
             manifest.set_meta("last_update", str(time.time()))
-            manifest.commit()
+            manifest.compact()
         finally:
             keyword.close()
         result.elapsed = time.monotonic() - started
@@ -454,12 +450,12 @@ class Index:
         is_cancelled: CancelCheck,
         hold: frozenset[str],
         sink: Callable[[list[ChunkRecord], set[str]], None],
-    ) -> list[tuple[str, int]]:
+    ) -> tuple[list[RemovedChunk], list[RemovedChunk]]:
         """Chunk what changed and commit it to the manifest in one transaction.
 
         The records added or changed go to `sink` batch by batch, with the ids that are new
-        (memory stays bounded by a batch, not the tree); returns the (id, key) of the chunks
-        removed.
+        (memory stays bounded by a batch, not the tree). Returns the chunks removed, and the
+        old keys of chunks that stay under a new key (their text changed).
         """
         known = manifest.file_stats()
         on_disk = {f.path: f for f in files}  # type: ignore[attr-defined]
@@ -470,7 +466,8 @@ class Index:
             else:
                 result.files_unchanged += 1
         deleted = sorted(set(known) - set(on_disk) - hold)
-        removed: list[tuple[str, int]] = []
+        removed: list[RemovedChunk] = []
+        rekeyed: list[RemovedChunk] = []
         try:
             for path in deleted:
                 removed.extend(manifest.delete_file(path))
@@ -485,7 +482,7 @@ class Index:
                 for walked, chunked in zip(batch, chunk_files(self.root, batch)):
                     self._store_file(
                         manifest, walked, chunked, manifest.file(walked.path), model_id, mode,
-                        result, removed, added, fresh,
+                        result, removed, rekeyed, added, fresh,
                     )
                 sink(added, fresh)
                 report("chunking", files_done=min(start + len(batch), total), files_total=total)
@@ -496,7 +493,7 @@ class Index:
         except BaseException:
             manifest.rollback()
             raise
-        return removed
+        return removed, rekeyed
 
     def _store_file(
         self,
@@ -507,7 +504,8 @@ class Index:
         model_id: str,
         mode: EmbeddingMode,
         result: UpdateReport,
-        removed: list[tuple[str, int]],
+        removed: list[RemovedChunk],
+        rekeyed: list[RemovedChunk],
         added: list[ChunkRecord],
         fresh: set[str],
     ) -> None:
@@ -529,8 +527,13 @@ class Index:
         new_ids = {r.id for r in records}
         gone = [old[i] for i in old if i not in new_ids]
         manifest.delete_chunks([r.id for r in gone])
-        removed.extend((r.id, r.key) for r in gone)
+        removed.extend(RemovedChunk(r.id, r.key, r.vector_key) for r in gone)
         changed = [r for r in records if r.id not in old or old[r.id] != r]
+        rekeyed.extend(
+            RemovedChunk(r.id, old[r.id].key, old[r.id].vector_key)
+            for r in changed
+            if r.id in old and old[r.id].key != r.key
+        )
         manifest.put_chunks(changed)
         added.extend(changed)
         fresh.update(r.id for r in changed if r.id not in old)
@@ -575,59 +578,142 @@ class Index:
             try:
                 store = VectorStore.load(path, view=False)
                 if store.dimension == embedder.dimension:
-                    return store
+                    return self._upgraded(manifest, store)
             except IndexCorruptError:
                 pass
-            # Damaged, or another model's: rebuilt from the manifest's vector cache.
-            manifest.set_meta("vector_generation", "rebuild")
-            manifest.commit()
+            # Damaged, or another model's: vectors are taken from the journal (or, for an
+            # older manifest, its cache) and the model embeds what neither holds.
         return VectorStore(embedder.dimension)
 
-    def _reconcile(
-        self, manifest: Manifest, keyword: KeywordStore, vectors: VectorStore | None
-    ) -> None:
-        """Repair derived stores that lag the manifest (after a crash or a kill)."""
-        generation = str(manifest.generation())
-        if manifest.get_meta("keyword_generation") != generation:
-            indexed = set(keyword.all_ids())
-            truth = manifest.chunk_ids()
-            keyword.delete(sorted(indexed - truth))
-            missing = sorted(truth - indexed)
-            for start in range(0, len(missing), 2000):
-                records = manifest.chunks_by_id(missing[start : start + 2000])
-                keyword.upsert([_keyword_doc(r) for r in records.values()])
-            keyword.commit()
-            manifest.set_meta("keyword_generation", generation)
-            manifest.commit()
-        if vectors is not None and manifest.get_meta("vector_generation") != generation:
-            truth_keys = manifest.chunk_keys()
-            present = set(int(k) for k in vectors.keys())
-            stale = np.array(sorted(present - truth_keys), dtype=np.uint64)
-            if len(stale):
-                vectors.remove(stale)
-            for records in manifest.iter_chunks():
-                records = [r for r in records if r.key not in present]
-                keys, matrix = manifest.vectors_for(records)
-                if keys:
-                    vectors.upsert(np.array(keys, dtype=np.uint64), matrix)
-            self._save_vectors(manifest, vectors)
+    def _upgraded(self, manifest: Manifest, store: VectorStore) -> VectorStore:
+        """The vectors of an index written before the journal, ready for `_sync_vectors`.
 
-    def _save_vectors(self, manifest: Manifest, vectors: VectorStore) -> None:
-        vectors.save(self.index_dir / "vectors.usearch")
-        manifest.set_meta("vector_generation", str(manifest.generation()))
+        Such an index kept every vector in the manifest as well, and kept a chunk's key when its
+        text changed: a key whose text has no vector there yet may hold a stale one, so it goes.
+        Its float16 usearch file becomes int8 (half the bytes), without the model.
+        """
+        from sharc.vectors import VectorStore
+
+        if manifest.journals_vectors:
+            return store
+        store.remove(manifest.keys_without_vector())
+        if store.dtype == "i8":
+            return store
+        keys, matrix = store.vectors(store.keys())
+        upgraded = VectorStore(store.dimension)
+        upgraded.upsert(keys, matrix)
+        return upgraded
+
+    def _reconcile_keyword(self, manifest: Manifest, keyword: KeywordStore) -> None:
+        """Repair a keyword index that lags the manifest (after a crash or a kill)."""
+        generation = str(manifest.generation())
+        if manifest.get_meta("keyword_generation") == generation:
+            return
+        indexed = set(keyword.all_ids())
+        truth = manifest.chunk_ids()
+        keyword.delete(sorted(indexed - truth))
+        missing = sorted(truth - indexed)
+        for start in range(0, len(missing), 2000):
+            records = manifest.chunks_by_id(missing[start : start + 2000])
+            keyword.upsert([_keyword_doc(r) for r in records.values()])
+        keyword.commit()
+        manifest.set_meta("keyword_generation", generation)
         manifest.commit()
 
-    def _embed_missing(
+    def _sync_vectors(
         self,
         manifest: Manifest,
         embedder: Embedder,
         vectors: VectorStore,
         mode: EmbeddingMode,
+        retired: Sequence[RemovedChunk],
         result: UpdateReport,
         report: Callable[..., None],
         is_cancelled: CancelCheck,
     ) -> None:
-        pending = manifest.missing_vectors()
+        """Make usearch hold one vector for each chunk key of the manifest, and nothing else.
+
+        Missing vectors come from the journal (work done before a crash), then from usearch
+        itself where the same text sits under another key (`retired` chunks: moved, re-keyed
+        or duplicated code), and only then from the model. Keys no chunk has go.
+        """
+        truth = np.fromiter(manifest.chunk_keys(), dtype=np.uint64)
+        present = vectors.keys()
+        missing = np.setdiff1d(truth, present)
+        stale = np.setdiff1d(present, truth)
+        pending = manifest.chunks_by_key(missing.tolist()) if len(missing) else []
+        filled = 0
+        if pending:
+            keys, matrix = manifest.vectors_for(pending)
+            if keys:
+                vectors.upsert(np.array(keys, dtype=np.uint64), matrix)
+            copied = self._copy_vectors(manifest, vectors, pending, retired, set(keys))
+            filled = len(keys) + len(copied)
+            done = set(keys) | copied
+            pending = [r for r in pending if r.key not in done]
+        vectors.remove(stale)
+        saved = (self.index_dir / "vectors.usearch").exists()
+        if filled or len(stale) or not saved or not manifest.journals_vectors:
+            self._save_vectors(manifest, vectors)
+        else:
+            manifest.clear_vectors()  # what a crash left there, usearch holds already
+            manifest.commit()
+        if pending:
+            self._embed_pending(
+                manifest, embedder, vectors, mode, pending, result, report, is_cancelled
+            )
+
+    def _copy_vectors(
+        self,
+        manifest: Manifest,
+        vectors: VectorStore,
+        pending: Sequence[ChunkRecord],
+        retired: Sequence[RemovedChunk],
+        skip: set[int],
+    ) -> set[int]:
+        """Give chunks the vector usearch holds for the same text under another key; returns
+        the keys that got one."""
+        wanted = {r.vector_key for r in pending if r.key not in skip}
+        if not wanted:
+            return set()
+        candidates: dict[str, list[int]] = {}
+        for chunk in retired:
+            if chunk.vector_key in wanted:
+                candidates.setdefault(chunk.vector_key, []).append(chunk.key)
+        for vector_key, keys in manifest.keys_by_vector_key(sorted(wanted)).items():
+            candidates.setdefault(vector_key, []).extend(keys)
+        source_of = {
+            vector_key: next(k for k in keys if k in vectors)
+            for vector_key, keys in candidates.items()
+            if any(k in vectors for k in keys)
+        }
+        if not source_of:
+            return set()
+        sources, matrix = vectors.vectors(sorted(set(source_of.values())))
+        row_of = {int(key): row for row, key in enumerate(sources)}
+        targets = [r for r in pending if r.key not in skip and r.vector_key in source_of]
+        rows = [row_of[source_of[r.vector_key]] for r in targets]
+        vectors.upsert(np.array([r.key for r in targets], dtype=np.uint64), matrix[rows])
+        return {r.key for r in targets}
+
+    def _save_vectors(self, manifest: Manifest, vectors: VectorStore) -> None:
+        """Save usearch, then drop the journal: the saved file holds every journaled vector."""
+        vectors.save(self.index_dir / "vectors.usearch")
+        manifest.clear_vectors()
+        manifest.set_meta("vector_generation", str(manifest.generation()))
+        manifest.commit()
+
+    def _embed_pending(
+        self,
+        manifest: Manifest,
+        embedder: Embedder,
+        vectors: VectorStore,
+        mode: EmbeddingMode,
+        pending: Sequence[ChunkRecord],
+        result: UpdateReport,
+        report: Callable[..., None],
+        is_cancelled: CancelCheck,
+    ) -> None:
         total = len(pending)
         done = 0
         last_save = time.monotonic()
@@ -649,12 +735,7 @@ class Index:
             if time.monotonic() - last_save > VECTOR_SAVE_SECONDS:
                 self._save_vectors(manifest, vectors)
                 last_save = time.monotonic()
-        if done or not (self.index_dir / "vectors.usearch").exists():
-            self._save_vectors(manifest, vectors)
-        else:
-            # Nothing new to write: the saved vectors already match this generation.
-            manifest.set_meta("vector_generation", str(manifest.generation()))
-            manifest.commit()
+        self._save_vectors(manifest, vectors)
 
     def _embed_records(
         self, embedder: Embedder, records: Sequence[ChunkRecord], mode: EmbeddingMode
@@ -873,13 +954,20 @@ class Index:
             index_dir=str(self.index_dir),
             files=files,
             chunks=chunks,
-            embedded_chunks=manifest.count_embedded(),
+            embedded_chunks=self._count_embedded(manifest),
             model=str(settings.get("model_id", "")),
             embedding_mode=str(settings.get("embedding_mode", "")),
             size_bytes=_directory_size(self.index_dir),
             last_update=float(last) if last else None,
             generation=manifest.generation(),
         )
+
+    def _count_embedded(self, manifest: Manifest) -> int:
+        vectors = self._reader_vectors()
+        if vectors is None or not len(vectors):
+            return 0
+        keys = np.fromiter(manifest.chunk_keys(), dtype=np.uint64)
+        return int(np.isin(keys, vectors.keys(), assume_unique=True).sum())
 
     def clear(self) -> None:
         """Delete the index (waits for no one: raises `IndexLockedError` if a writer runs)."""
@@ -944,7 +1032,8 @@ def _record(chunk: Chunk, file_hash: str, model_id: str, mode: EmbeddingMode) ->
     vector_key = hashlib.blake2b(material.encode(), digest_size=16).hexdigest()
     return ChunkRecord(
         id=chunk.id,
-        key=key_of(chunk.id),
+        # The id and the text: a key in usearch always holds the vector of this very text.
+        key=key_of(f"{chunk.id}\0{vector_key}"),
         path=chunk.path,
         language=chunk.language,
         tier=chunk.tier,

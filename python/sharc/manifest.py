@@ -1,10 +1,15 @@
 """The manifest: SQLite, the index's source of truth.
 
-It holds every indexed file (path, size, mtime, content hash), every chunk with its code
-(deflated where that saves space), and the embedding cache (int8 with a per-vector scale;
-manifests written before that keep float16). The keyword and vector stores are derived from it
-and may lag behind after a crash; search resolves their hits through the manifest, so a chunk
-deleted here is never returned, and the next update brings the derived stores back in line.
+It holds every indexed file (path, size, mtime, content hash) and every chunk with its code
+(deflated where that saves space). The keyword and vector stores are derived from it and may lag
+behind after a crash; search resolves their hits through the manifest, so a chunk deleted here
+is never returned, and the next update brings the derived stores back in line.
+
+Vectors live in one place, the usearch file. The `vectors` table is their journal: a batch of
+new vectors is committed here before it goes into usearch, and the rows are dropped once a saved
+usearch file holds them, so a crash costs no embedding work and the index keeps one copy of each
+vector. (Manifests written before the journal kept every vector here, as a cache; the next
+update turns theirs into a journal.)
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 import numpy as np
 
@@ -24,9 +29,11 @@ from sharc.errors import IndexCorruptError, IndexVersionError
 T = TypeVar("T")
 
 FORMAT_VERSION = 1
-#: How new manifests cache vectors: int8 with a float32 scale per vector. Manifests without the
-#: `vector_format` meta key cache float16 (they were written before int8) and keep doing so.
+#: How new manifests journal vectors: int8 with a float32 scale per vector. Manifests without the
+#: `vector_format` meta key hold float16 (they were written before int8) and keep doing so.
 VECTOR_FORMAT = "i8"
+#: The `vector_layout` meta value of manifests whose `vectors` table is a journal.
+JOURNAL_LAYOUT = "journal"
 MMAP_BYTES = 1 << 31
 
 _SCHEMA = """
@@ -99,6 +106,14 @@ class ChunkRecord:
         return f"{self.path}:{self.start_line}-{self.end_line}"
 
 
+class RemovedChunk(NamedTuple):
+    """A chunk an update removed or re-keyed: its vector may serve a chunk with the same text."""
+
+    id: str
+    key: int
+    vector_key: str
+
+
 @dataclass(frozen=True, slots=True)
 class RankRecord:
     """What filtering and reranking read about a search candidate: no code, no header."""
@@ -131,11 +146,15 @@ class Manifest:
             path.parent.mkdir(parents=True, exist_ok=True)
             connection = self._connection()
             try:
+                # Space freed by the journal goes back to the file system (only settable
+                # before the first table exists; older manifests get it from `compact`).
+                connection.execute("PRAGMA auto_vacuum=INCREMENTAL")
                 connection.executescript(_SCHEMA)
                 version = self.get_meta("format_version")
                 if version is None:
                     self.set_meta("format_version", str(FORMAT_VERSION))
                     self.set_meta("vector_format", VECTOR_FORMAT)
+                    self.set_meta("vector_layout", JOURNAL_LAYOUT)
                     connection.commit()
             except sqlite3.DatabaseError as error:
                 raise IndexCorruptError(f"cannot read the index manifest {path}: {error}") from error
@@ -212,6 +231,20 @@ class Manifest:
     def rollback(self) -> None:
         self._connection().rollback()
 
+    def compact(self) -> None:
+        """Give free pages back to the file system (commits first).
+
+        Manifests created before incremental vacuum are rewritten once with it turned on.
+        """
+        connection = self._connection()
+        connection.commit()
+        if connection.execute("PRAGMA auto_vacuum").fetchone()[0] != 2:
+            connection.execute("PRAGMA auto_vacuum=INCREMENTAL")
+            connection.execute("VACUUM")
+        elif connection.execute("PRAGMA freelist_count").fetchone()[0]:
+            connection.execute("PRAGMA incremental_vacuum")
+        connection.commit()
+
     # -- files -----------------------------------------------------------------------------
 
     def file_stats(self) -> dict[str, tuple[int, int]]:
@@ -245,12 +278,14 @@ class Manifest:
             "UPDATE files SET size = ?, mtime_ns = ? WHERE path = ?", (size, mtime_ns, path)
         )
 
-    def delete_file(self, path: str) -> list[tuple[str, int]]:
-        """Forget a file and its chunks; return the (id, key) of each chunk removed."""
+    def delete_file(self, path: str) -> list[RemovedChunk]:
+        """Forget a file and its chunks; return the chunks removed."""
         connection = self._connection()
         removed = [
-            (row[0], row[1])
-            for row in connection.execute("SELECT id, key FROM chunks WHERE path = ?", (path,))
+            RemovedChunk(*row)
+            for row in connection.execute(
+                "SELECT id, key, vector_key FROM chunks WHERE path = ?", (path,)
+            )
         ]
         connection.execute("DELETE FROM chunks WHERE path = ?", (path,))
         connection.execute("DELETE FROM files WHERE path = ?", (path,))
@@ -280,6 +315,22 @@ class Manifest:
 
     def chunks_by_id(self, ids: Sequence[str]) -> dict[str, ChunkRecord]:
         return {r.id: r for r in self._chunks_where("id", ids)}
+
+    def chunks_by_key(self, keys: Sequence[int]) -> list[ChunkRecord]:
+        """The chunks of those `keys` that have one, in path and line order."""
+        records = self._chunks_where("key", keys)
+        records.sort(key=lambda r: (r.path, r.start_line, r.id))
+        return records
+
+    def keys_by_vector_key(self, vector_keys: Sequence[str]) -> dict[str, list[int]]:
+        """The keys of the chunks whose text (and model) gives each of `vector_keys`."""
+        found: dict[str, list[int]] = {}
+        pairs = self._select_where(
+            "vector_key, key", "vector_key", vector_keys, lambda vk, key: (vk, key)
+        )
+        for vector_key, key in pairs:
+            found.setdefault(vector_key, []).append(key)
+        return found
 
     def ids_by_key(self, keys: Sequence[int]) -> dict[int, str]:
         """The chunk id of each vector key that has a chunk."""
@@ -327,20 +378,18 @@ class Manifest:
 
     # -- vectors ---------------------------------------------------------------------------
 
-    def missing_vectors(self) -> list[ChunkRecord]:
-        """Chunks whose vector is not cached yet, grouped by path."""
-        rows = self._connection().execute(
-            f"SELECT {', '.join('c.' + c for c in ChunkRecord.__dataclass_fields__)}"
-            " FROM chunks c LEFT JOIN vectors v ON v.vector_key = c.vector_key"
-            " WHERE v.vector_key IS NULL ORDER BY c.path, c.start_line"
-        )
-        return [_chunk_record(*row) for row in rows]
+    @property
+    def journals_vectors(self) -> bool:
+        """False for manifests that still hold every vector (written before the journal)."""
+        return self.get_meta("vector_layout") == JOURNAL_LAYOUT
 
-    def count_embedded(self) -> int:
-        row = self._connection().execute(
-            "SELECT count(*) FROM chunks c JOIN vectors v ON v.vector_key = c.vector_key"
-        ).fetchone()
-        return int(row[0])
+    def keys_without_vector(self) -> list[int]:
+        """Keys of the chunks whose vector is not in the `vectors` table."""
+        rows = self._connection().execute(
+            "SELECT c.key FROM chunks c LEFT JOIN vectors v ON v.vector_key = c.vector_key"
+            " WHERE v.vector_key IS NULL"
+        )
+        return [row[0] for row in rows]
 
     def put_vectors(self, vector_keys: Sequence[str], vectors: np.ndarray) -> None:
         pack = _pack_int8 if self._vector_format() == "i8" else _pack_float16
@@ -373,11 +422,11 @@ class Manifest:
             self._cached_vector_format = self.get_meta("vector_format") or "f16"
         return self._cached_vector_format
 
-    def prune_vectors(self) -> int:
-        """Drop cached vectors no chunk uses any more."""
-        cursor = self._connection().execute(
-            "DELETE FROM vectors WHERE vector_key NOT IN (SELECT vector_key FROM chunks)"
-        )
+    def clear_vectors(self) -> int:
+        """Empty the journal (its vectors are in a saved usearch file); from then on the
+        manifest journals. Returns how many rows went."""
+        cursor = self._connection().execute("DELETE FROM vectors")
+        self.set_meta("vector_layout", JOURNAL_LAYOUT)
         return cursor.rowcount
 
 
