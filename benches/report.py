@@ -192,12 +192,13 @@ def render(results: Path = RESULTS) -> str:
         if parts:
             source = cold["source_bytes"]
             labels = (("usearch_vectors", "vectors in usearch"),
-                      ("manifest_vector_cache", "the manifest's vector cache"),
+                      ("manifest_vector_journal", "the manifest's vector journal"),
                       ("keyword", "the keyword index"),
                       ("manifest_rest", "code and metadata in the manifest"))
             shares = ", ".join(
                 f"{label} {parts[key] / 1e6:.2f} MB ({parts[key] / source:.2f}×)"
                 for key, label in labels
+                if key in parts
             )
             lines += ["", f"Index size by part, {cold['repository']}: {shares}."]
     if not lines:

@@ -1,4 +1,4 @@
-"""The manifest's storage encodings: compressed code, int8 vector cache, older float16 caches."""
+"""The manifest's storage: compressed code, the int8 vector journal, older float16 caches."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ def test_code_round_trips_compressed_or_not(tmp_path: Path) -> None:
     manifest.close()
 
 
-def test_vector_cache_is_int8_and_accurate(tmp_path: Path) -> None:
+def test_vector_journal_is_int8_and_accurate(tmp_path: Path) -> None:
     records = [_record(i, f"def f{i}(): pass") for i in range(20)]
     matrix = _unit_vectors(len(records))
     manifest = Manifest(tmp_path / "manifest.sqlite", writable=True)
@@ -96,3 +96,21 @@ def test_manifest_written_before_int8_keeps_float16(tmp_path: Path) -> None:
         "SELECT length(vector) FROM vectors WHERE vector_key = 'vk1'"
     ).fetchone()[0] == 384 * 2
     manifest.close()
+
+
+def test_journal_clears_and_compaction_returns_the_space(tmp_path: Path) -> None:
+    path = tmp_path / "manifest.sqlite"
+    records = [_record(i, f"def f{i}(): pass") for i in range(2000)]
+    manifest = Manifest(path, writable=True)
+    assert manifest.journals_vectors
+    manifest.put_chunks(records)
+    manifest.put_vectors([r.vector_key for r in records], _unit_vectors(len(records)))
+    manifest.commit()
+    full = path.stat().st_size + (tmp_path / "manifest.sqlite-wal").stat().st_size
+    assert manifest.clear_vectors() == 2000
+    manifest.compact()
+    manifest.close()
+    with sqlite3.connect(path) as connection:
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        assert connection.execute("PRAGMA freelist_count").fetchone() == (0,)
+    assert path.stat().st_size < full - 2000 * 388

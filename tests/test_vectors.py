@@ -150,8 +150,15 @@ def test_int8_scores_stay_within_a_thousandth_of_the_float_cosine(tmp_path: Path
     store = VectorStore(384)
     assert store.dtype == "i8"
     store.upsert(np.arange(500, dtype=np.uint64), data)
+    graph = VectorStore(384, exact_threshold=0)  # searched through the HNSW graph
+    graph.upsert(np.arange(500, dtype=np.uint64), data)
     exact = data @ query
-    for hits in (store.search(query, 20), store.search(query, 20, allowed=set(range(0, 500, 2)))):
+    searches = (
+        store.search(query, 20),
+        store.search(query, 20, allowed=set(range(0, 500, 2))),
+        graph.search(query, 20),
+    )
+    for hits in searches:
         scores = dict(hits)
         assert max(abs(scores[key] - max(exact[key], 0.0)) for key in scores) < 1e-3
     assert next(iter(dict(store.search(query, 1)))) == int(np.argmax(exact))

@@ -133,21 +133,22 @@ def cold_index(work: Path) -> dict:
 
 def index_parts(index_dir: Path) -> dict[str, int]:
     """Bytes on disk per part of an index: the usearch file, the tantivy directory, and the
-    manifest split into its vector cache (table and key index) and the rest (code, metadata)."""
+    manifest split into its vector journal (table and key index; empty once usearch is saved)
+    and the rest (code, metadata)."""
     import sqlite3
 
     manifest = index_dir / "manifest.sqlite"
     with contextlib.closing(sqlite3.connect(f"file:{manifest}?mode=ro", uri=True)) as db:
         pages = dict(db.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name").fetchall())
-    cache = pages.get("vectors", 0) + pages.get("sqlite_autoindex_vectors_1", 0)
+    journal = pages.get("vectors", 0) + pages.get("sqlite_autoindex_vectors_1", 0)
     manifest_bytes = sum(
         _disk_bytes(index_dir / name) for name in ("manifest.sqlite", "manifest.sqlite-wal")
     )
     return {
         "usearch_vectors": _disk_bytes(index_dir / "vectors.usearch"),
         "keyword": _disk_bytes(index_dir / "keyword"),
-        "manifest_vector_cache": cache,
-        "manifest_rest": manifest_bytes - cache,
+        "manifest_vector_journal": journal,
+        "manifest_rest": manifest_bytes - journal,
     }
 
 
@@ -250,11 +251,13 @@ def _fill_synthetic_vectors(index_dir: Path, dimension: int, seed: int = 7) -> i
     manifest = Manifest(index_dir / "manifest.sqlite", writable=True)
     keys = np.array(sorted(manifest.chunk_keys()), dtype=np.uint64)
     saved = index_dir / "vectors.usearch"
-    if saved.exists() and np.array_equal(VectorStore.load(saved, view=True).keys(), keys):
-        manifest.close()
-        return len(keys)  # filled by an earlier run of this benchmark for these very chunks
-    rng = np.random.default_rng(seed)
     store = VectorStore(dimension)
+    if saved.exists():
+        earlier = VectorStore.load(saved, view=True)
+        if earlier.dtype == store.dtype and np.array_equal(earlier.keys(), keys):
+            manifest.close()
+            return len(keys)  # filled by an earlier run of this benchmark for these chunks
+    rng = np.random.default_rng(seed)
     for start in range(0, len(keys), 50_000):
         block = rng.standard_normal((min(50_000, len(keys) - start), dimension)).astype(np.float32)
         block /= np.linalg.norm(block, axis=1, keepdims=True)

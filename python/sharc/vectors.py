@@ -1,9 +1,9 @@
 """The vector store: one usearch HNSW index of chunk embeddings, keyed by 63-bit chunk keys.
 
-Keys come from `key_of(chunk_id)`, so the same chunk keeps the same key across runs and the
-SQLite manifest can map keys back to chunks. Scores are similarities in 0-1: for the cosine and
-inner-product metrics `1 - distance` (the cosine itself) clipped to 0-1, for `l2sq`
-`1 / (1 + distance)`.
+Keys come from `key_of` over a chunk's id and text, so a chunk keeps its key across runs while
+its text stays the same, and the SQLite manifest maps keys back to chunks. Scores are
+similarities in 0-1: for the cosine and inner-product metrics `1 - distance` (the cosine itself)
+clipped to 0-1, for `l2sq` `1 / (1 + distance)`.
 
 Small indexes (and small `allowed` sets) are searched exactly: HNSW recall on 5,000 random
 384-d vectors is only about 0.6 at usearch's default search expansion, while brute force over
@@ -13,7 +13,7 @@ Cosine indexes store int8 by default, each vector scaled so that its largest com
 (queries too). usearch's own float-to-int8 cast uses one fixed scale, which leaves a normalised
 384-d embedding only a few levels per component; per-vector scaling keeps the cosine within about
 0.001 of float16's at half the bytes, because a cosine does not depend on a vector's length.
-Indexes saved as float16 keep float16.
+A float16 index loads as float16 (an index written before int8 is rewritten on its next update).
 
 On disk an index is the usearch file plus a `<name>.blake2b` sidecar holding its digest. usearch
 trusts its file and can crash the process on a damaged one, so `load` checks the digest first
@@ -81,9 +81,10 @@ def _usearch_index_class() -> type[Index]:
     return Index
 
 
-def key_of(chunk_id: str) -> int:
-    """The stable 63-bit usearch key of a chunk id: the first 8 bytes of its blake2b digest."""
-    digest = hashlib.blake2b(chunk_id.encode("utf-8"), digest_size=8).digest()
+def key_of(name: str) -> int:
+    """The stable 63-bit usearch key of a name (the index names a chunk by its id and the
+    digest of its text): the first 8 bytes of its blake2b digest."""
+    digest = hashlib.blake2b(name.encode("utf-8"), digest_size=8).digest()
     return int.from_bytes(digest, "little") & KEY_MASK
 
 
