@@ -114,3 +114,24 @@ def test_journal_clears_and_compaction_returns_the_space(tmp_path: Path) -> None
         connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         assert connection.execute("PRAGMA freelist_count").fetchone() == (0,)
     assert path.stat().st_size < full - 2000 * 388
+
+
+def test_compaction_that_cannot_run_reports_and_keeps_the_data(tmp_path: Path) -> None:
+    path = tmp_path / "manifest.sqlite"
+    manifest = Manifest(path, writable=True)
+    manifest.put_chunks([_record(0, "def kept(): pass")])
+    manifest.commit()
+    manifest._connection().execute("PRAGMA auto_vacuum=NONE")
+    manifest._connection().execute("VACUUM")  # as a manifest from before incremental vacuum
+    reader = sqlite3.connect(path)
+    reader.execute("BEGIN EXCLUSIVE")  # another process holds the database: VACUUM cannot run
+    try:
+        manifest._connection().execute("PRAGMA busy_timeout=0")
+        assert "locked" in (manifest.compact() or "")
+    finally:
+        reader.rollback()
+        reader.close()
+    assert [r.code for r in manifest.chunks_by_key([1000])] == ["def kept(): pass"]
+    assert manifest.compact() is None
+    assert manifest._connection().execute("PRAGMA auto_vacuum").fetchone() == (2,)
+    manifest.close()

@@ -402,7 +402,8 @@ class Index:
                 )
                 manifest.set_meta("vectors_complete", "1")
             manifest.set_meta("last_update", str(time.time()))
-            manifest.compact()
+            if problem := manifest.compact():
+                result.errors.append(f"the manifest keeps its free space for now: {problem}")
         finally:
             keyword.close()
         result.elapsed = time.monotonic() - started

@@ -231,19 +231,25 @@ class Manifest:
     def rollback(self) -> None:
         self._connection().rollback()
 
-    def compact(self) -> None:
-        """Give free pages back to the file system (commits first).
+    def compact(self) -> str | None:
+        """Give free pages back to the file system (commits first); returns why it could not.
 
-        Manifests created before incremental vacuum are rewritten once with it turned on.
+        Manifests created before incremental vacuum are rewritten once with it turned on (that
+        needs room for a copy). A failure changes nothing: the next update tries again.
         """
         connection = self._connection()
         connection.commit()
-        if connection.execute("PRAGMA auto_vacuum").fetchone()[0] != 2:
-            connection.execute("PRAGMA auto_vacuum=INCREMENTAL")
-            connection.execute("VACUUM")
-        elif connection.execute("PRAGMA freelist_count").fetchone()[0]:
-            connection.execute("PRAGMA incremental_vacuum")
-        connection.commit()
+        try:
+            if connection.execute("PRAGMA auto_vacuum").fetchone()[0] != 2:
+                connection.execute("PRAGMA auto_vacuum=INCREMENTAL")
+                connection.execute("VACUUM")
+            elif connection.execute("PRAGMA freelist_count").fetchone()[0]:
+                connection.execute("PRAGMA incremental_vacuum")
+            connection.commit()
+        except sqlite3.OperationalError as error:
+            connection.rollback()
+            return str(error)
+        return None
 
     # -- files -----------------------------------------------------------------------------
 
