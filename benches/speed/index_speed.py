@@ -248,7 +248,7 @@ def _fill_synthetic_vectors(index_dir: Path, dimension: int, seed: int = 7) -> i
     from sharc.manifest import Manifest
     from sharc.vectors import VectorStore
 
-    manifest = Manifest(index_dir / "manifest.sqlite", writable=True)
+    manifest = Manifest(index_dir / "manifest.sqlite", writable=False)
     keys = np.array(sorted(manifest.chunk_keys()), dtype=np.uint64)
     saved = index_dir / "vectors.usearch"
     store = VectorStore(dimension)
@@ -263,8 +263,6 @@ def _fill_synthetic_vectors(index_dir: Path, dimension: int, seed: int = 7) -> i
         block /= np.linalg.norm(block, axis=1, keepdims=True)
         store.upsert(keys[start : start + len(block)], block)
     store.save(index_dir / "vectors.usearch")
-    manifest.set_meta("vector_generation", str(manifest.generation()))
-    manifest.commit()
     manifest.close()
     return len(keys)
 

@@ -701,7 +701,6 @@ class Index:
         """Save usearch, then drop the journal: the saved file holds every journaled vector."""
         vectors.save(self.index_dir / "vectors.usearch")
         manifest.clear_vectors()
-        manifest.set_meta("vector_generation", str(manifest.generation()))
         manifest.commit()
 
     def _embed_pending(
