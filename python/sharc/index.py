@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 import numpy as np
 
@@ -39,7 +39,14 @@ from sharc.chunking import ChunkedFile, chunk_files
 from sharc.errors import CancelledError, IndexCorruptError, NotIndexedError
 from sharc.files import WalkSettings, walk
 from sharc.locking import WriterLock
-from sharc.manifest import ChunkRecord, FileRecord, Manifest, RankRecord, RemovedChunk
+from sharc.manifest import (
+    ChunkPlace,
+    ChunkRecord,
+    FileRecord,
+    Manifest,
+    RankRecord,
+    RemovedChunk,
+)
 from sharc.paths import default_index_dir
 
 if TYPE_CHECKING:
@@ -50,11 +57,13 @@ if TYPE_CHECKING:
     from sharc.vectors import VectorStore
 
 EmbeddingMode = Literal["independent", "late", "combined"]
+_Located = TypeVar("_Located", ChunkRecord, ChunkPlace)
 SearchMode = Literal["hybrid", "semantic", "keyword"]
 
 DEFAULT_EMBEDDING_MODE: EmbeddingMode = "independent"
 CHUNK_BATCH_FILES = 256
 EMBED_BATCH_CHUNKS = 32  # also the cancellation granularity: well under a second on 2 cores
+VECTOR_BLOCK_CHUNKS = 2000  # records read at a time while vectors are brought in line
 VECTOR_SAVE_SECONDS = 20.0
 RANK_BLOCK = 48  # candidates whose records a search reads at a time, best fused first
 
@@ -600,9 +609,10 @@ class Index:
         store.remove(manifest.keys_without_vector())
         if store.dtype == "i8":
             return store
-        keys, matrix = store.vectors(store.keys())
         upgraded = VectorStore(store.dimension)
-        upgraded.upsert(keys, matrix)
+        keys = store.keys()
+        for start in range(0, len(keys), VECTOR_BLOCK_CHUNKS):
+            upgraded.upsert(*store.vectors(keys[start : start + VECTOR_BLOCK_CHUNKS]))
         return upgraded
 
     def _reconcile_keyword(self, manifest: Manifest, keyword: KeywordStore) -> None:
@@ -642,16 +652,17 @@ class Index:
         present = vectors.keys()
         missing = np.setdiff1d(truth, present)
         stale = np.setdiff1d(present, truth)
-        pending = manifest.chunks_by_key(missing.tolist()) if len(missing) else []
-        filled = 0
-        if pending:
-            keys, matrix = manifest.vectors_for(pending)
+        # Records are read a block at a time: memory follows the block, not the backlog.
+        places = manifest.places_of(missing.tolist()) if len(missing) else []
+        filled: set[int] = set()
+        for block in _batches_by_file(places, VECTOR_BLOCK_CHUNKS):
+            records = manifest.chunks_by_key([place.key for place in block])
+            keys, matrix = manifest.vectors_for(records)
             if keys:
                 vectors.upsert(np.array(keys, dtype=np.uint64), matrix)
-            copied = self._copy_vectors(manifest, vectors, pending, retired, set(keys))
-            filled = len(keys) + len(copied)
-            done = set(keys) | copied
-            pending = [r for r in pending if r.key not in done]
+            filled.update(keys)
+            filled |= self._copy_vectors(manifest, vectors, records, retired, filled)
+        pending = [place for place in places if place.key not in filled]
         vectors.remove(stale)
         saved = (self.index_dir / "vectors.usearch").exists()
         if filled or len(stale) or not saved or not manifest.journals_vectors:
@@ -709,7 +720,7 @@ class Index:
         embedder: Embedder,
         vectors: VectorStore,
         mode: EmbeddingMode,
-        pending: Sequence[ChunkRecord],
+        pending: Sequence[ChunkPlace],
         result: UpdateReport,
         report: Callable[..., None],
         is_cancelled: CancelCheck,
@@ -718,13 +729,14 @@ class Index:
         done = 0
         last_save = time.monotonic()
         report("embedding", chunks_done=0, chunks_total=total)
-        for batch in _batches_by_file(pending, EMBED_BATCH_CHUNKS):
+        for places in _batches_by_file(pending, EMBED_BATCH_CHUNKS):
             if is_cancelled():
                 self._save_vectors(manifest, vectors)
                 raise CancelledError(
                     f"indexing cancelled after embedding {done} of {total} chunks;"
                     " keyword search covers everything, the next update embeds the rest"
                 )
+            batch = manifest.chunks_by_key([place.key for place in places])
             matrix = self._embed_records(embedder, batch, mode)
             manifest.put_vectors([r.vector_key for r in batch], matrix)
             manifest.commit()
@@ -1063,9 +1075,9 @@ def _keyword_doc(record: ChunkRecord):  # type: ignore[no-untyped-def]
     )
 
 
-def _batches_by_file(records: Sequence[ChunkRecord], size: int) -> Iterator[list[ChunkRecord]]:
+def _batches_by_file(records: Sequence[_Located], size: int) -> Iterator[list[_Located]]:
     """Batches of about `size` chunks that never split one file (late chunking needs it whole)."""
-    batch: list[ChunkRecord] = []
+    batch: list[_Located] = []
     for record in records:
         if len(batch) >= size and batch[-1].path != record.path:
             yield batch

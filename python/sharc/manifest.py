@@ -106,6 +106,14 @@ class ChunkRecord:
         return f"{self.path}:{self.start_line}-{self.end_line}"
 
 
+class ChunkPlace(NamedTuple):
+    """Where a chunk is, and its key: enough to order work by file without reading code."""
+
+    path: str
+    start_line: int
+    key: int
+
+
 class RemovedChunk(NamedTuple):
     """A chunk an update removed or re-keyed: its vector may serve a chunk with the same text."""
 
@@ -325,8 +333,14 @@ class Manifest:
     def chunks_by_key(self, keys: Sequence[int]) -> list[ChunkRecord]:
         """The chunks of those `keys` that have one, in path and line order."""
         records = self._chunks_where("key", keys)
-        records.sort(key=lambda r: (r.path, r.start_line, r.id))
+        records.sort(key=lambda r: (r.path, r.start_line, r.key))
         return records
+
+    def places_of(self, keys: Sequence[int]) -> list[ChunkPlace]:
+        """Where the chunks of those `keys` that have one are, in path and line order."""
+        places = self._select_where("path, start_line, key", "key", keys, ChunkPlace)
+        places.sort()
+        return places
 
     def keys_by_vector_key(self, vector_keys: Sequence[str]) -> dict[str, list[int]]:
         """The keys of the chunks whose text (and model) gives each of `vector_keys`."""
