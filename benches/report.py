@@ -185,6 +185,12 @@ def render(results: Path = RESULTS) -> str:
                     f"| peak RSS, keyword index of {m['files']:,} files ({m['source_mb']:.0f} MB)"
                     f" | {m['peak_rss_mb']:.0f} MB | import alone {memory['import_only_rss_mb']:.0f} MB | |"
                 )
+        for m in memory.get("embedded", {}).values():
+            lines.append(
+                f"| peak RSS, full index with the model, {m['files']:,} files"
+                f" ({m['source_mb']:.1f} MB; index {m['index_vs_source']:.2f}× the source)"
+                f" | {m['peak_rss_mb']:.0f} MB | model loaded alone {memory['model_only_rss_mb']:.0f} MB | |"
+            )
         lines.append("")
         lines.append(f"Machine: {speed['machine'].get('cpu_model', '?')},"
                      f" {speed['machine'].get('cpus_available', '?')} cores, no GPU.")

@@ -325,46 +325,57 @@ _PEAK = "print([l.split()[1] for l in open('/proc/self/status') if l.startswith(
 _RSS_CHILD = f"""
 import sys, sharc
 index = sharc.Index.open(sys.argv[1], index_dir=sys.argv[2])
-index.update(embed=False)
+index.update(embed=sys.argv[3] == "embed")
+{_PEAK}
+"""
+_MODEL_ONLY_CHILD = f"""
+import sharc
+from sharc.embedding import load_embedder
+load_embedder().embed_documents(["def f(): pass"] * 32)
 {_PEAK}
 """
 
 
-def memory(work: Path, sizes: dict[str, int]) -> dict:
-    results = {}
+def memory(work: Path, sizes: dict[str, int], embedded_sizes: dict[str, int]) -> dict:
+    """Peak RSS of a cold index in a fresh process: keyword-only over `sizes` files, and with
+    the model over `embedded_sizes` (the growth from 1x to 3x is what streaming must keep
+    small), each against the process that only imports sharc, or only loads the model."""
+    results: dict = {}
     for name, files in sizes.items():
-        root = make_tree(work / f"mem-{name}", files)
-        # A cold build every time: an index left by an earlier run would make this a no-op sync.
-        shutil.rmtree(_index_dir(work, f"mem-{name}"), ignore_errors=True)
-        output = subprocess.run(
-            [sys.executable, "-c", _RSS_CHILD, str(root), str(_index_dir(work, f"mem-{name}"))],
-            capture_output=True,
-            text=True,
-            check=True,
-            cwd=REPO,
-        )
-        rss_kib = int(output.stdout.strip().splitlines()[-1])
-        source = sum(p.stat().st_size for p in root.rglob("*.py"))
-        index_bytes = _disk_bytes(_index_dir(work, f"mem-{name}"))
-        results[name] = {
-            "files": files,
-            "peak_rss_mb": rss_kib / 1024,
-            "source_mb": source / 1e6,
-            "keyword_index_vs_source": index_bytes / source,
-        }
-    baseline = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            f"import sharc, sharc.index, sharc.keyword, tantivy; {_PEAK}",
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=REPO,
-    )
-    results["import_only_rss_mb"] = int(baseline.stdout.strip()) / 1024
+        results[name] = _peak_of_cold_index(work, f"mem-{name}", files, embed=False)
+    results["embedded"] = {
+        name: _peak_of_cold_index(work, f"mem-embedded-{name}", files, embed=True)
+        for name, files in embedded_sizes.items()
+    }
+    imports = f"import sharc, sharc.index, sharc.keyword, tantivy; {_PEAK}"
+    results["import_only_rss_mb"] = _child_peak_kib(["-c", imports]) / 1024
+    results["model_only_rss_mb"] = _child_peak_kib(["-c", _MODEL_ONLY_CHILD]) / 1024
     return results
+
+
+def _peak_of_cold_index(work: Path, name: str, files: int, *, embed: bool) -> dict:
+    root = make_tree(work / name, files)
+    index_dir = _index_dir(work, name)
+    # A cold build every time: an index left by an earlier run would make this a no-op sync.
+    shutil.rmtree(index_dir, ignore_errors=True)
+    mode = "embed" if embed else "keyword"
+    rss_kib = _child_peak_kib(["-c", _RSS_CHILD, str(root), str(index_dir), mode])
+    source = sum(p.stat().st_size for p in root.rglob("*.py"))
+    index_bytes = _disk_bytes(index_dir)
+    return {
+        "files": files,
+        "peak_rss_mb": rss_kib / 1024,
+        "source_mb": source / 1e6,
+        "index_vs_source" if embed else "keyword_index_vs_source": index_bytes / source,
+    }
+
+
+def _child_peak_kib(arguments: list[str]) -> int:
+    """Run Python with `arguments` in a fresh process; its peak RSS (the last line it prints)."""
+    output = subprocess.run(
+        [sys.executable, *arguments], capture_output=True, text=True, check=True, cwd=REPO
+    )
+    return int(output.stdout.strip().splitlines()[-1])
 
 
 STEPS = ("embedding", "cold", "sync", "query", "memory")
@@ -412,7 +423,9 @@ def main(argv: list[str] | None = None) -> dict:
         result["query"] = query_latency(args.work, sizes)
     if "memory" in steps:
         result["memory"] = memory(
-            args.work, {"1x": 1_000, "3x": 3_000} if args.quick else {"1x": 3_000, "3x": 9_000}
+            args.work,
+            {"1x": 1_000, "3x": 3_000} if args.quick else {"1x": 3_000, "3x": 9_000},
+            {"1x": 20, "3x": 60} if args.quick else {"1x": 100, "3x": 300},
         )
         print(json.dumps(result["memory"]), flush=True)
     result["rusage_max_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
