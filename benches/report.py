@@ -158,6 +158,18 @@ def render(results: Path = RESULTS) -> str:
             f"| index size on disk, {cold['repository']} | {cold['index_bytes'] / 1e6:.1f} MB"
             f" | source {cold['source_bytes'] / 1e6:.1f} MB | {cold['index_size_vs_source']:.2f}× |"
         )
+        if incremental := cold.get("incremental"):
+            lines.append(
+                f"| no-op update with the model, {cold['repository']}"
+                f" | {incremental['noop_seconds_median'] * 1e3:.0f} ms | | |"
+            )
+            lines.append(
+                f"| one function added, {cold['repository']}"
+                f" ({incremental['chunks_embedded_per_edit']} chunk embedded)"
+                f" | {incremental['one_function_seconds_median'] * 1e3:.0f} ms"
+                f" | the model alone on that chunk {incremental['model_alone_seconds_median'] * 1e3:.0f} ms"
+                f" | {incremental['one_function_vs_model_alone']:.1f}× |"
+            )
         sync = speed["sync"]
         lines.append(
             f"| no-op sync, {sync['files']:,} files | {sync['noop_seconds_median'] * 1e3:.0f} ms"

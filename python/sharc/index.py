@@ -665,15 +665,16 @@ class Index:
         pending = [place for place in places if place.key not in filled]
         vectors.remove(stale)
         saved = (self.index_dir / "vectors.usearch").exists()
-        if filled or len(stale) or not saved or not manifest.journals_vectors:
+        if pending:
+            # Saves usearch once it is done (the file is rewritten whole: once per update).
+            self._embed_pending(
+                manifest, embedder, vectors, mode, pending, result, report, is_cancelled
+            )
+        elif filled or len(stale) or not saved or not manifest.journals_vectors:
             self._save_vectors(manifest, vectors)
         else:
             manifest.clear_vectors()  # what a crash left there, usearch holds already
             manifest.commit()
-        if pending:
-            self._embed_pending(
-                manifest, embedder, vectors, mode, pending, result, report, is_cancelled
-            )
 
     def _copy_vectors(
         self,
@@ -705,6 +706,9 @@ class Index:
         row_of = {int(key): row for row, key in enumerate(sources)}
         targets = [r for r in pending if r.key not in skip and r.vector_key in source_of]
         rows = [row_of[source_of[r.vector_key]] for r in targets]
+        # Journaled like new vectors: their sources may be gone once usearch is saved.
+        manifest.put_vectors([r.vector_key for r in targets], matrix[rows])
+        manifest.commit()
         vectors.upsert(np.array([r.key for r in targets], dtype=np.uint64), matrix[rows])
         return {r.key for r in targets}
 
