@@ -420,7 +420,7 @@ class Manifest:
         )
 
     def vectors_for(self, records: Sequence[ChunkRecord]) -> tuple[list[int], np.ndarray]:
-        """The cached vectors of `records` (those that have one): chunk keys and a matrix."""
+        """The journaled vectors of `records` (those that have one): chunk keys and a matrix."""
         by_vector_key: dict[str, bytes] = {}
         connection = self._connection()
         wanted = list({r.vector_key for r in records})

@@ -9,11 +9,13 @@ Small indexes (and small `allowed` sets) are searched exactly: HNSW recall on 5,
 384-d vectors is only about 0.6 at usearch's default search expansion, while brute force over
 that many vectors costs a millisecond or two.
 
-Cosine indexes store int8 by default, each vector scaled so that its largest component is 127
-(queries too). usearch's own float-to-int8 cast uses one fixed scale, which leaves a normalised
-384-d embedding only a few levels per component; per-vector scaling keeps the cosine within about
-0.001 of float16's at half the bytes, because a cosine does not depend on a vector's length.
-A float16 index loads as float16 (an index written before int8 is rewritten on its next update).
+Cosine indexes store int8 by default, each vector scaled so that its largest component is 127.
+usearch's own float-to-int8 cast uses one fixed scale, which leaves a normalised 384-d embedding
+only a few levels per component; per-vector scaling keeps the cosine within about 0.001 of
+float16's at half the bytes, because a cosine does not depend on a vector's length. usearch
+finds candidates with the query scaled the same way; their scores are then computed from the
+float query, so only the stored side is quantised. A float16 index loads as float16 (an index
+written before int8 is rewritten on its next update).
 
 On disk an index is the usearch file plus a `<name>.blake2b` sidecar holding its digest. usearch
 trusts its file and can crash the process on a damaged one, so `load` checks the digest first
