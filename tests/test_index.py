@@ -255,6 +255,40 @@ def test_kill_9_during_indexing_leaves_a_usable_index(
     assert stats.chunks == stats.embedded_chunks
 
 
+KILL_AFTER_A_BATCH = """
+import sys, time, sharc
+index = sharc.Index.open(sys.argv[1], index_dir=sys.argv[2])
+def progress(p):
+    if p.phase == "embedding" and p.chunks_done > 0:
+        print(p.chunks_done, p.chunks_total, flush=True)
+        time.sleep(60)
+index.update(progress=progress)
+"""
+
+
+@pytest.mark.slow
+def test_vectors_embedded_before_a_kill_are_not_embedded_again(
+    small_repo: Path, tmp_path: Path
+) -> None:
+    # Killed after the first batch was journaled, long before usearch was saved.
+    with subprocess.Popen(
+        [sys.executable, "-c", KILL_AFTER_A_BATCH, str(small_repo), str(tmp_path / "index")],
+        stdout=subprocess.PIPE, text=True,
+    ) as process:
+        assert process.stdout is not None
+        done, total = map(int, process.stdout.readline().split())
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+    assert 0 < done < total
+    assert not (tmp_path / "index" / "vectors.usearch").exists()
+
+    report = _open(small_repo, tmp_path).update()
+    assert report.chunks_embedded == total - done
+    stats = _open(small_repo, tmp_path).stats()
+    assert stats.chunks == stats.embedded_chunks == total
+    assert _rows(tmp_path / "index", "SELECT count(*) FROM vectors") == [(0,)]
+
+
 def test_clear_removes_the_index(built: Index) -> None:
     built.clear()
     assert not built.exists
