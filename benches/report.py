@@ -25,7 +25,7 @@ START, END = "<!-- BENCHMARKS:START -->", "<!-- BENCHMARKS:END -->"
 SET_TITLES = {
     "cosqa": "CoSQA dev (500 web queries, 6,267 Python functions)",
     "csn": "CodeSearchNet-style (docstring → function; requests, click, networkx, tokenizers/Rust)",
-    "handwritten": "Hand-written repository questions (62, four repositories, file + line targets)",
+    "handwritten": "Hand-written repository questions ({queries}, four repositories, file + line targets)",
 }
 CONFIG_LABELS = {
     "sharc:keyword": "BM25 only (code-aware tokens)",
@@ -101,7 +101,8 @@ def render(results: Path = RESULTS) -> str:
             # (the chunking baselines) get their own table below.
             full = max(len(entry["datasets"]) for entry in configs.values())
             configs = {c: e for c, e in configs.items() if len(e["datasets"]) == full}
-            lines += ["", f"**{SET_TITLES[set_name]}**", ""]
+            queries = max(entry["queries"] for entry in configs.values())
+            lines += ["", f"**{SET_TITLES[set_name].format(queries=queries)}**", ""]
             lines.append("| configuration | MRR | MRR@10 | R@1 | R@10 | nDCG@10 | index s |")
             lines.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
             order = [c for c in CONFIG_LABELS if c in configs]
