@@ -157,8 +157,8 @@ def incremental_with_model(index, root: Path, embedder) -> dict:  # type: ignore
         report = index.update()
         edit.append(time.perf_counter() - started)
         embedded.append(report.chunks_embedded)
-        added = [r for r in index.search(f"doubled_{number}", mode="keyword", limit=1)]
-        text = added[0].header + added[0].code
+        added = index.search(f"doubled_{number}", mode="keyword", limit=1)[0]
+        text = added.header + added.code
         started = time.perf_counter()
         embedder.embed_documents([text])
         model_alone.append(time.perf_counter() - started)

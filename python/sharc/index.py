@@ -664,13 +664,17 @@ class Index:
             filled |= self._copy_vectors(manifest, vectors, records, retired, filled)
         pending = [place for place in places if place.key not in filled]
         vectors.remove(stale)
-        saved = (self.index_dir / "vectors.usearch").exists()
         if pending:
             # Saves usearch once it is done (the file is rewritten whole: once per update).
             self._embed_pending(
                 manifest, embedder, vectors, mode, pending, result, report, is_cancelled
             )
-        elif filled or len(stale) or not saved or not manifest.journals_vectors:
+        elif (
+            filled
+            or len(stale)
+            or not manifest.journals_vectors
+            or not (self.index_dir / "vectors.usearch").exists()
+        ):
             self._save_vectors(manifest, vectors)
         else:
             manifest.clear_vectors()  # what a crash left there, usearch holds already
@@ -695,11 +699,11 @@ class Index:
                 candidates.setdefault(chunk.vector_key, []).append(chunk.key)
         for vector_key, keys in manifest.keys_by_vector_key(sorted(wanted)).items():
             candidates.setdefault(vector_key, []).extend(keys)
-        source_of = {
-            vector_key: next(k for k in keys if k in vectors)
-            for vector_key, keys in candidates.items()
-            if any(k in vectors for k in keys)
-        }
+        source_of: dict[str, int] = {}
+        for vector_key, keys in candidates.items():
+            source = next((k for k in keys if k in vectors), None)
+            if source is not None:
+                source_of[vector_key] = source
         if not source_of:
             return set()
         sources, matrix = vectors.vectors(sorted(set(source_of.values())))
