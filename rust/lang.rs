@@ -255,6 +255,19 @@ impl Language {
             .map(|(_, language)| *language)
     }
 
+    /// Every extension (as `".py"`) and well-known file name (as `"Makefile"`) sharc indexes,
+    /// with its language: what a test must be able to chunk.
+    pub fn file_types() -> impl Iterator<Item = (String, Language)> {
+        TABLE
+            .iter()
+            .map(|(extension, language)| (format!(".{extension}"), *language))
+            .chain(
+                NAMED_FILES
+                    .iter()
+                    .map(|(name, language)| (name.to_string(), *language)),
+            )
+    }
+
     /// Every language, for listings and tests.
     pub fn all() -> impl Iterator<Item = Language> {
         TABLE

@@ -163,6 +163,7 @@ pub struct FileChunks {
     chunks: Vec<Chunk>,
     syntax_errors: Vec<String>,
     error: Option<String>,
+    skipped: Option<String>,
 }
 
 fn language_named(name: &str) -> PyResult<Language> {
@@ -244,6 +245,7 @@ fn convert_chunks(file: chunk::FileChunks) -> FileChunks {
         content_hash: file.content_hash,
         syntax_errors: file.syntax_errors,
         error: file.error,
+        skipped: file.skipped,
     }
 }
 
@@ -333,6 +335,20 @@ fn classify_path(path: PathBuf) -> Option<(String, u8)> {
         .map(|language| (language.name().to_string(), language.tier().number()))
 }
 
+/// Every `(".ext" or file name, language, tier)` sharc indexes.
+#[pyfunction]
+fn known_file_types() -> Vec<(String, String, u8)> {
+    Language::file_types()
+        .map(|(pattern, language)| {
+            (
+                pattern,
+                language.name().to_string(),
+                language.tier().number(),
+            )
+        })
+        .collect()
+}
+
 /// Whether `language` has a tree-sitter grammar in the core.
 #[pyfunction]
 fn has_grammar(language: &str) -> PyResult<bool> {
@@ -378,6 +394,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(chunk_source, module)?)?;
     module.add_function(wrap_pyfunction!(classify_path, module)?)?;
     module.add_function(wrap_pyfunction!(has_grammar, module)?)?;
+    module.add_function(wrap_pyfunction!(known_file_types, module)?)?;
     module.add_function(wrap_pyfunction!(language_tier, module)?)?;
     module.add_function(wrap_pyfunction!(code_tokens, module)?)?;
     module.add_function(wrap_pyfunction!(code_tokens_batch, module)?)?;

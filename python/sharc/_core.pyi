@@ -71,6 +71,9 @@ class FileChunks:
     chunks: list[Chunk]
     syntax_errors: list[str]
     error: str | None
+    """Why the file could not be chunked (unreadable, or the chunker failed on it)."""
+    skipped: str | None
+    """Why its content is not indexed (binary): a decision, not a failure."""
 
 class PathFilter:
     """The walk's rules for single paths (the file watcher asks it about changed paths)."""
@@ -110,6 +113,9 @@ def chunk_source(path: str, language: str, source: str, *, max_chars: int = 3500
 
 def classify_path(path: str | PathLike[str]) -> tuple[str, int] | None:
     """The language and tier of a path, or None when sharc does not index that type."""
+
+def known_file_types() -> list[tuple[str, str, int]]:
+    """Every `(".ext" or file name, language, tier)` sharc indexes."""
 
 def has_grammar(language: str) -> bool:
     """Whether the core has a tree-sitter grammar for `language`."""

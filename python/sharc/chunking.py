@@ -1,7 +1,12 @@
-"""Turn files into chunks: tree-sitter symbols in Rust (tier 1), text splitting here (tiers 2-4)."""
+"""Turn files into chunks: tree-sitter symbols in Rust (tier 1), text splitting here (tiers 2-4).
+
+Every failure is the failing file's own: a file that cannot be read, or that a chunker raises
+or panics on, comes back with `error` set and the other files are chunked as usual.
+"""
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -11,13 +16,20 @@ from sharc import _core
 from sharc._core import Chunk, WalkedFile
 from sharc.textsplit import split_text_file
 
+log = logging.getLogger(__name__)
+
 MAX_CODE_CHARS = 3500
 AST_TIER = 1
 
 
 @dataclass(frozen=True)
 class ChunkedFile:
-    """The chunks of one file, and what went wrong while reading or parsing it."""
+    """The chunks of one file, and what went wrong while reading or parsing it.
+
+    `error`: the file could not be chunked (a failure; what was indexed for it before should
+    stay, and the next update tries again). `skipped`: its content is not indexed (binary),
+    a decision rather than a failure.
+    """
 
     path: str
     language: str
@@ -26,6 +38,7 @@ class ChunkedFile:
     chunks: list[Chunk] = field(default_factory=list)
     syntax_errors: list[str] = field(default_factory=list)
     error: str | None = None
+    skipped: str | None = None
 
 
 def chunk_files(
@@ -36,30 +49,58 @@ def chunk_files(
 ) -> list[ChunkedFile]:
     """Chunk walked files in input order. Per-file problems land in `error`, never raise."""
     root = Path(root)
-    native = _core.chunk_files(
-        os.fspath(root), [(f.path, f.language) for f in files], max_chars=max_chars
-    )
-    results = []
-    for walked, chunked in zip(files, native):
-        chunks, error = chunked.chunks, chunked.error
-        if walked.tier != AST_TIER and error is None:
-            try:
-                text = (root / walked.path).read_bytes().decode("utf-8", errors="replace")
-                chunks = split_text_file(walked.path, walked.language, walked.tier, text)
-            except OSError as exc:
-                error = f"cannot read: {exc.strerror or exc}"
-        results.append(
-            ChunkedFile(
-                path=walked.path,
-                language=walked.language,
-                tier=walked.tier,
-                content_hash=chunked.content_hash,
-                chunks=list(chunks),
-                syntax_errors=list(chunked.syntax_errors),
-                error=error,
-            )
-        )
+    return [
+        _split_if_text(root, walked, chunked)
+        for walked, chunked in zip(files, _chunk_natively(root, files, max_chars))
+    ]
+
+
+def _chunk_natively(
+    root: Path, files: Sequence[WalkedFile], max_chars: int
+) -> list[_core.FileChunks | str]:
+    """The core's chunks of each file (tiers 2-4 only get read and hashed), or an error."""
+    requests = [(f.path, f.language) for f in files]
+    try:
+        return list(_core.chunk_files(os.fspath(root), requests, max_chars=max_chars))
+    except Exception:  # noqa: BLE001 - find the file it was, below
+        log.debug("chunking a batch failed; chunking its files one by one", exc_info=True)
+    results: list[_core.FileChunks | str] = []
+    for request in requests:
+        try:
+            results.extend(_core.chunk_files(os.fspath(root), [request], max_chars=max_chars))
+        except Exception as error:  # noqa: BLE001 - the file's own failure
+            results.append(_describe(error))
     return results
+
+
+def _split_if_text(
+    root: Path, walked: WalkedFile, chunked: _core.FileChunks | str
+) -> ChunkedFile:
+    if isinstance(chunked, str):
+        return ChunkedFile(walked.path, walked.language, walked.tier, "", error=chunked)
+    chunks, error = list(chunked.chunks), chunked.error
+    if walked.tier != AST_TIER and error is None and chunked.skipped is None:
+        try:
+            text = (root / walked.path).read_bytes().decode("utf-8", errors="replace")
+            chunks = split_text_file(walked.path, walked.language, walked.tier, text)
+        except OSError as exc:
+            error = f"cannot read: {exc.strerror or exc}"
+        except Exception as exc:  # noqa: BLE001 - a splitter bug is this file's failure
+            error = f"the text splitter failed on this file: {_describe(exc)}"
+    return ChunkedFile(
+        path=walked.path,
+        language=walked.language,
+        tier=walked.tier,
+        content_hash=chunked.content_hash,
+        chunks=chunks,
+        syntax_errors=list(chunked.syntax_errors),
+        error=error,
+        skipped=chunked.skipped,
+    )
+
+
+def _describe(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}"
 
 
 def chunk_text(path: str, source: str, *, language: str | None = None) -> list[Chunk]:

@@ -137,10 +137,13 @@ def _chunks(args: argparse.Namespace) -> int:
                       max_file_size=args.max_file_size)
         root, files = result.root, result.files
     out = sys.stdout
-    count = 0
+    count = failed = 0
     for chunked in chunk_files(root, files):
         if chunked.error:
-            _message(f"{chunked.path}: {chunked.error}")
+            failed += 1
+            _message(f"warning: {chunked.path}: {chunked.error}")
+        if chunked.skipped:
+            _message(f"{chunked.path}: skipped ({chunked.skipped})")
         for error in chunked.syntax_errors:
             _message(f"{chunked.path}: {error}")
         for chunk in chunked.chunks:
@@ -157,7 +160,7 @@ def _chunks(args: argparse.Namespace) -> int:
             out.write("".join(f"    {line}\n" for line in chunk.header.splitlines()))
             if args.code:
                 out.write("".join(f"    | {line}\n" for line in chunk.code.splitlines()))
-    _message(f"{count} chunks")
+    _message(f"{count} chunks" + (f"; {failed} files failed" if failed else ""))
     return 0
 
 

@@ -10,6 +10,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+MAX_WARNINGS = 20  # per-file warnings printed after an update; the rest are counted
+
 if TYPE_CHECKING:
     from sharc.index import Index, Progress
 
@@ -99,11 +101,16 @@ def _index(args: argparse.Namespace) -> int:
         f" ({report.files_added} added, {report.files_changed} changed,"
         f" {report.files_deleted} deleted, {report.files_unchanged} unchanged;"
         f" {report.chunks_embedded} chunks embedded) in {report.elapsed:.1f} s;"
-        f" {len(report.skipped)} files skipped; index {stats.size_bytes / 1e6:.1f} MB"
-        f" at {stats.index_dir}"
+        f" {len(report.skipped)} files skipped, {len(report.failed)} failed;"
+        f" index {stats.size_bytes / 1e6:.1f} MB at {stats.index_dir}"
     )
-    for error in report.errors[:20]:
+    for error in report.errors[:MAX_WARNINGS]:
         _message(f"warning: {error}")
+    if len(report.errors) > MAX_WARNINGS:
+        _message(f"warning: ... and {len(report.errors) - MAX_WARNINGS} more")
+    if report.failed:
+        _message("the failed files keep what was indexed for them before;"
+                 " the next `sharc index` tries them again")
     return 0
 
 

@@ -102,8 +102,16 @@ class UpdateReport:
     chunks_removed: int = 0
     chunks_embedded: int = 0
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    #: Files that failed this time, with why: what was indexed for them before stays as it was
+    #: (chunks or vectors) and the next update tries them again. Each is in `errors` too.
+    failed: list[tuple[str, str]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     elapsed: float = 0.0
+
+    def fail(self, path: str, reason: str) -> None:
+        """Record that `path` failed; the update goes on with the other files."""
+        self.failed.append((path, reason))
+        self.errors.append(f"{path}: {reason}")
 
 
 @dataclass(frozen=True)
@@ -405,11 +413,13 @@ class Index:
             manifest.set_meta("keyword_generation", str(manifest.generation()))
             manifest.commit()
             if embedder is not None and vectors is not None:
+                failures = len(result.failed)
                 self._sync_vectors(
                     manifest, embedder, vectors, mode, [*removed, *rekeyed], result, report,
                     is_cancelled,
                 )
-                manifest.set_meta("vectors_complete", "1")
+                complete = len(result.failed) == failures
+                manifest.set_meta("vectors_complete", "1" if complete else "0")
             manifest.set_meta("last_update", str(time.time()))
             if problem := manifest.compact():
                 result.errors.append(f"the manifest keeps its free space for now: {problem}")
@@ -521,8 +531,13 @@ class Index:
     ) -> None:
         size, mtime_ns = walked.size, walked.mtime_ns  # type: ignore[attr-defined]
         if chunked.error:
-            result.errors.append(f"{chunked.path}: {chunked.error}")
-        if previous is not None and previous.content_hash == chunked.content_hash and not chunked.error:
+            # Nothing of the file is touched, its stat included: it keeps what it had and
+            # the next update tries it again.
+            result.fail(chunked.path, chunked.error)
+            return
+        if chunked.skipped:
+            result.skipped.append((chunked.path, chunked.skipped))
+        if previous is not None and previous.content_hash == chunked.content_hash:
             manifest.touch_file(chunked.path, size, mtime_ns)
             result.files_unchanged += 1
             return
@@ -557,7 +572,7 @@ class Index:
                 content_hash=chunked.content_hash,
                 language=chunked.language,
                 tier=chunked.tier,
-                error=chunked.error,
+                error=chunked.skipped,
                 syntax_errors=len(chunked.syntax_errors),
             )
         )
@@ -744,18 +759,56 @@ class Index:
                     f"indexing cancelled after embedding {done} of {total} chunks;"
                     " keyword search covers everything, the next update embeds the rest"
                 )
-            batch = manifest.chunks_by_key([place.key for place in places])
-            matrix = self._embed_records(embedder, batch, mode)
-            manifest.put_vectors([r.vector_key for r in batch], matrix)
-            manifest.commit()
-            vectors.upsert(np.array([r.key for r in batch], dtype=np.uint64), matrix)
-            done += len(batch)
+            records = manifest.chunks_by_key([place.key for place in places])
+            batch, matrix = self._embed_isolating(embedder, records, mode, result)
+            if batch:
+                manifest.put_vectors([r.vector_key for r in batch], matrix)
+                manifest.commit()
+                vectors.upsert(np.array([r.key for r in batch], dtype=np.uint64), matrix)
+            done += len(records)
             result.chunks_embedded += len(batch)
             report("embedding", chunks_done=done, chunks_total=total)
             if time.monotonic() - last_save > VECTOR_SAVE_SECONDS:
                 self._save_vectors(manifest, vectors)
                 last_save = time.monotonic()
         self._save_vectors(manifest, vectors)
+
+    def _embed_isolating(
+        self,
+        embedder: Embedder,
+        records: Sequence[ChunkRecord],
+        mode: EmbeddingMode,
+        result: UpdateReport,
+    ) -> tuple[list[ChunkRecord], np.ndarray]:
+        """Embed `records`; if that fails, embed them file by file and leave out (and report)
+        the files that fail. Their chunks stay keyword-only until an update embeds them."""
+        try:
+            return list(records), self._embed_records(embedder, records, mode)
+        except Exception:  # noqa: BLE001 - find the file it was, below
+            return self._embed_each_file(embedder, records, mode, result)
+
+    def _embed_each_file(
+        self,
+        embedder: Embedder,
+        records: Sequence[ChunkRecord],
+        mode: EmbeddingMode,
+        result: UpdateReport,
+    ) -> tuple[list[ChunkRecord], np.ndarray]:
+        by_path: dict[str, list[ChunkRecord]] = {}
+        for record in records:
+            by_path.setdefault(record.path, []).append(record)
+        embedded: list[ChunkRecord] = []
+        matrices: list[np.ndarray] = []
+        for path, of_file in by_path.items():
+            try:
+                matrices.append(self._embed_records(embedder, of_file, mode))
+            except Exception as error:  # noqa: BLE001 - the file's own failure
+                result.fail(path, f"embedding failed: {type(error).__name__}: {error}")
+                continue
+            embedded.extend(of_file)
+        if not matrices:
+            return [], np.zeros((0, embedder.dimension), np.float32)
+        return embedded, np.vstack(matrices)
 
     def _embed_records(
         self, embedder: Embedder, records: Sequence[ChunkRecord], mode: EmbeddingMode

@@ -10,6 +10,7 @@ numbers are known) and LangChain splits inside them with `add_start_index` to ke
 
 from __future__ import annotations
 
+import logging
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
@@ -20,6 +21,8 @@ from sharc._core import Chunk
 
 if TYPE_CHECKING:
     from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+log = logging.getLogger(__name__)
 
 DOCS, CONFIG, OTHER_CODE = 2, 3, 4
 SIZES = {DOCS: (1500, 150), CONFIG: (1500, 100), OTHER_CODE: (1500, 100)}
@@ -34,10 +37,18 @@ LANGCHAIN_LANGUAGE = {
     "protobuf": "proto",
     "solidity": "sol",
     "r": "r",
-    "perl": "perl",
     "objc": "c",
     "dart": "java",
     "julia": "python",
+}
+
+# Separators for languages LangChain names but cannot split (its `Language.PERL` raises "not
+# implemented" in langchain-text-splitters 1.1): the starts of definitions first, then blocks.
+OWN_SEPARATORS = {
+    "perl": [
+        "\nsub ", "\npackage ", "\nBEGIN ", "\nEND ", "\n=head", "\n=item", "\n=cut",
+        "\nuse ", "\n\n", "\n", " ", "",
+    ],
 }
 
 COMMENT_PREFIX = {"yaml": "#", "toml": "#", "ini": "#", "python": "#", "r": "#", "perl": "#",
@@ -72,7 +83,7 @@ def split_text_file(path: str, language: str, tier: int, text: str) -> list[Chun
     else:
         sections = [_Section(0, len(lines), "")]
     size, overlap = SIZES[tier]
-    splitter = _splitter(LANGCHAIN_LANGUAGE.get(language, ""), size, overlap)
+    splitter = _splitter(language, size, overlap)
     prefix = COMMENT_PREFIX.get(language, "//")
     chunks: list[Chunk] = []
     seen: dict[str, int] = {}
@@ -117,16 +128,39 @@ def _kind(tier: int) -> str:
     return {DOCS: "section", CONFIG: "config", OTHER_CODE: "code"}[tier]
 
 
-@lru_cache(maxsize=64)
-def _splitter(language: str, size: int, overlap: int) -> RecursiveCharacterTextSplitter:
+def separators_for(language: str) -> list[str] | None:
+    """The split points (regular expressions) of `language`'s text, most structural first; None
+    for plain text.
+
+    Raises when the language is mapped to a LangChain language that LangChain cannot split.
+    """
     from langchain_text_splitters import Language, RecursiveCharacterTextSplitter
 
-    if language:
-        return RecursiveCharacterTextSplitter.from_language(
-            Language(language), chunk_size=size, chunk_overlap=overlap, add_start_index=True
-        )
+    if language in OWN_SEPARATORS:
+        return [re.escape(separator) for separator in OWN_SEPARATORS[language]]
+    langchain_name = LANGCHAIN_LANGUAGE.get(language)
+    if not langchain_name:
+        return None
+    return RecursiveCharacterTextSplitter.get_separators_for_language(Language(langchain_name))
+
+
+@lru_cache(maxsize=64)
+def _splitter(language: str, size: int, overlap: int) -> RecursiveCharacterTextSplitter:
+    from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+    try:
+        separators = separators_for(language)
+    except ValueError as error:
+        # Another LangChain version may drop a language: split it as plain text, not fail.
+        log.warning("no language-aware splitting for %s (%s); splitting as plain text",
+                    language, error)
+        separators = None
     return RecursiveCharacterTextSplitter(
-        chunk_size=size, chunk_overlap=overlap, add_start_index=True
+        separators=separators,
+        is_separator_regex=True,
+        chunk_size=size,
+        chunk_overlap=overlap,
+        add_start_index=True,
     )
 
 

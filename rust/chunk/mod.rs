@@ -146,8 +146,26 @@ pub struct FileChunks {
     pub chunks: Vec<Chunk>,
     /// `"line 12: syntax error near `...`"`; the chunks are still produced.
     pub syntax_errors: Vec<String>,
-    /// Why the file could not be chunked at all (unreadable).
+    /// Why the file could not be chunked at all (unreadable, or the chunker failed on it):
+    /// a failure, worth retrying; whatever was indexed for the file before should stay.
     pub error: Option<String>,
+    /// Why the file's content is not indexed (it turned out binary or generated): a
+    /// decision, not a failure; the file has no chunks.
+    pub skipped: Option<String>,
+}
+
+impl FileChunks {
+    fn empty(path: &str, language: Language, content_hash: String) -> FileChunks {
+        FileChunks {
+            path: path.to_string(),
+            language,
+            content_hash,
+            chunks: Vec::new(),
+            syntax_errors: Vec::new(),
+            error: None,
+            skipped: None,
+        }
+    }
 }
 
 /// Whether `language` has a grammar here. Other languages get no chunks from this module.
@@ -163,7 +181,9 @@ pub fn chunk_source(
     options: &ChunkOptions,
 ) -> FileChunks {
     let content_hash = hash(source.as_bytes());
-    chunk_text(path, language, source, content_hash, options)
+    isolated(path, language, || {
+        chunk_text(path, language, source, content_hash.clone(), options)
+    })
 }
 
 /// Read `root/path` (lossy UTF-8, BOM and CRLF tolerated) and chunk it.
@@ -179,12 +199,8 @@ pub fn chunk_file(
             if let Some(reason) = crate::walk::sniff(&bytes) {
                 // The walk may not have read the file (an index sync only stats): same rules.
                 return FileChunks {
-                    path: path.to_string(),
-                    language,
-                    content_hash,
-                    chunks: Vec::new(),
-                    syntax_errors: Vec::new(),
-                    error: Some(format!("skipped: {reason}")),
+                    skipped: Some(reason.to_string()),
+                    ..FileChunks::empty(path, language, content_hash)
                 };
             }
             // Valid UTF-8 is the rule: check it on the fast path before the lossy one.
@@ -195,17 +211,14 @@ pub fn chunk_file(
             chunk_text(path, language, &text, content_hash, options)
         }
         Err(error) => FileChunks {
-            path: path.to_string(),
-            language,
-            content_hash: String::new(),
-            chunks: Vec::new(),
-            syntax_errors: Vec::new(),
             error: Some(format!("cannot read: {error}")),
+            ..FileChunks::empty(path, language, String::new())
         },
     }
 }
 
-/// Chunk many files in parallel; the result is in input order.
+/// Chunk many files in parallel; the result is in input order. A file the chunker fails on
+/// (a panic in a grammar or in this crate) comes back with an error; the others are chunked.
 pub fn chunk_files(
     root: &Path,
     files: &[(String, Language)],
@@ -213,8 +226,37 @@ pub fn chunk_files(
 ) -> Vec<FileChunks> {
     files
         .par_iter()
-        .map(|(path, language)| chunk_file(root, path, *language, options))
+        .map(|(path, language)| {
+            isolated(path, *language, || {
+                chunk_file(root, path, *language, options)
+            })
+        })
         .collect()
+}
+
+/// Run `chunk` for one file; a panic becomes that file's error instead of unwinding into
+/// the batch (and through the Python binding, aborting a whole update).
+pub(crate) fn isolated(
+    path: &str,
+    language: Language,
+    chunk: impl FnOnce() -> FileChunks,
+) -> FileChunks {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(chunk)) {
+        Ok(chunked) => chunked,
+        Err(panic) => {
+            // The thread's cached parser may have been left mid-parse: start afresh.
+            PARSERS.with(|cell| cell.borrow_mut().clear());
+            let message = panic
+                .downcast_ref::<&str>()
+                .map(|text| text.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_string());
+            FileChunks {
+                error: Some(format!("the chunker failed on this file: {message}")),
+                ..FileChunks::empty(path, language, String::new())
+            }
+        }
+    }
 }
 
 fn hash(bytes: &[u8]) -> String {
@@ -360,14 +402,7 @@ fn chunk_text(
     content_hash: String,
     options: &ChunkOptions,
 ) -> FileChunks {
-    let mut result = FileChunks {
-        path: path.to_string(),
-        language,
-        content_hash,
-        chunks: Vec::new(),
-        syntax_errors: Vec::new(),
-        error: None,
-    };
+    let mut result = FileChunks::empty(path, language, content_hash);
     let Some(spec) = spec_for(language) else {
         return result;
     };

@@ -743,3 +743,39 @@ fn corpus() {
     }
     println!("{count} files chunked");
 }
+
+#[test]
+fn a_panic_while_chunking_one_file_is_that_files_error() {
+    let failed = super::isolated("boom.py", Language::Python, || panic!("grammar bug"));
+    assert!(failed.chunks.is_empty() && failed.skipped.is_none());
+    assert_eq!(
+        failed.error.as_deref(),
+        Some("the chunker failed on this file: grammar bug")
+    );
+    // The thread's parsers were reset and still work.
+    let options = ChunkOptions { max_chars: 3500 };
+    let fine = chunk_source(
+        "ok.py",
+        Language::Python,
+        "def f():\n    return 1\n",
+        &options,
+    );
+    assert!(fine.error.is_none());
+    assert_eq!(fine.chunks.len(), 1);
+}
+
+#[test]
+fn every_file_type_maps_to_a_language_with_a_tier() {
+    let types: Vec<_> = Language::file_types().collect();
+    assert!(types
+        .iter()
+        .any(|(pattern, language)| pattern == ".pl" && *language == Language::Perl));
+    assert!(types.iter().any(|(pattern, _)| pattern == "Makefile"));
+    for (pattern, language) in types {
+        assert_eq!(
+            language.tier() == crate::lang::Tier::Ast,
+            super::supports(language),
+            "{pattern}: a tier-1 language must have a grammar and only those"
+        );
+    }
+}
