@@ -1,0 +1,362 @@
+"""The repository benchmark: hand-written questions over 38 real repositories in 19 languages.
+
+Queries live in `benches/queries/repos/<repo>.json` (12 per repository: 4 symbol, 4 semantic,
+4 architecture), written by reading the code before any result was seen. `SPLIT.json` holds
+the dev/test split, fixed before any tuning: tune on dev, report test separately.
+
+The repositories are the pinned snapshots in `../shared/eval/repos/` (unpacked once to
+`benches/data/repos/`); their indexes are kept in `benches/data/index-cache/repos/` so a rerun
+only syncs them (search-side tuning costs no embedding).
+
+Metrics per query and search mode:
+
+- file level (the headline): results are read as a ranked list of files, each file once at its
+  best rank; NDCG@10 with binary gains (a target file is relevant), Recall@10 and MRR;
+- chunk level: the first 10 results as returned, a result relevant when it overlaps a target's
+  span (each target once): NDCG@10;
+- definition at 1: for symbol queries, the first result lies at least half inside a target
+  span (the chunk that defines the symbol).
+
+Means are taken per repository, then over repositories (the headline), and also per language
+and per category; paired bootstrap intervals compare hybrid with each single arm per query.
+
+    python -m benches.quality.repos                   # dev and test -> results/quality_repos.json
+    python -m benches.quality.repos --split dev --out /tmp/dev.json
+    python -m benches.quality.repos --check           # targets exist and spans fit their files
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import math
+import sys
+import tarfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benches.quality import metrics
+from benches.quality.dataset import QUERIES_DIR, RESULTS_DIR, Target, data_dir, eval_dir
+
+REPO_QUERIES = QUERIES_DIR / "repos"
+CATEGORIES = ("symbol", "semantic", "architecture")
+MODES = ("hybrid", "keyword", "semantic")
+DEPTH = 30  # results read per query: enough to rank 10 distinct files
+
+
+@dataclass(frozen=True)
+class RepoQuery:
+    id: str
+    repo: str
+    category: str
+    text: str
+    targets: tuple[Target, ...]
+
+
+@dataclass(frozen=True)
+class Repo:
+    name: str
+    language: str
+    split: str
+    archive: str
+    queries: tuple[RepoQuery, ...]
+
+    @property
+    def root(self) -> Path:
+        return data_dir() / "repos" / self.name
+
+
+def load_repos(split: str = "all", names: Sequence[str] = ()) -> list[Repo]:
+    """The repositories with their queries, in name order."""
+    table = json.loads((REPO_QUERIES / "SPLIT.json").read_text())["repos"]
+    repos = []
+    for name, info in sorted(table.items()):
+        if (split != "all" and info["split"] != split) or (names and name not in names):
+            continue
+        payload = json.loads((REPO_QUERIES / f"{name}.json").read_text())
+        queries = tuple(
+            RepoQuery(
+                id=raw["id"],
+                repo=name,
+                category=raw["category"],
+                text=raw["text"],
+                targets=tuple(
+                    Target(t["path"], t.get("start_line"), t.get("end_line"))
+                    for t in raw["targets"]
+                ),
+            )
+            for raw in payload["queries"]
+        )
+        repos.append(Repo(name, info["language"], info["split"], info["archive"], queries))
+    return repos
+
+
+def unpack(repo: Repo) -> Path:
+    """The repository's tree, unpacked from its pinned archive on first use."""
+    if repo.root.is_dir():
+        return repo.root
+    archive = eval_dir() / "repos" / repo.archive
+    repo.root.parent.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(archive) as tar:
+        tar.extractall(repo.root.parent, filter="data")
+    if not repo.root.is_dir():
+        raise FileNotFoundError(f"{archive} did not unpack to {repo.root}")
+    return repo.root
+
+
+def check(repos: Sequence[Repo]) -> list[str]:
+    """Problems with the query files: unknown categories, missing files, spans past the end."""
+    problems = []
+    for repo in repos:
+        root = unpack(repo)
+        counts = {c: sum(q.category == c for q in repo.queries) for c in CATEGORIES}
+        if min(counts.values()) < 3 or len(repo.queries) < 10:
+            problems.append(f"{repo.name}: too few queries per category: {counts}")
+        for query in repo.queries:
+            if query.category not in CATEGORIES:
+                problems.append(f"{query.id}: unknown category {query.category!r}")
+            for target in query.targets:
+                path = root / target.path
+                if not path.is_file():
+                    problems.append(f"{query.id}: no file {target.path}")
+                    continue
+                lines = path.read_bytes().count(b"\n") + 1
+                if target.end_line is not None and target.end_line > lines:
+                    problems.append(f"{query.id}: {target.path} has {lines} lines,"
+                                    f" span ends at {target.end_line}")
+    return problems
+
+
+# -- scoring -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Score:
+    """One query under one mode."""
+
+    file_rank: int | None  # rank of the first relevant file among distinct files
+    file_ndcg: float
+    file_recall: float
+    chunk_ndcg: float
+    definition_at_1: float | None  # symbol queries only
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "file_rank": self.file_rank,
+            "file_ndcg": round(self.file_ndcg, 4),
+            "file_recall": round(self.file_recall, 4),
+            "chunk_ndcg": round(self.chunk_ndcg, 4),
+            "definition_at_1": self.definition_at_1,
+        }
+
+
+def distinct_files(results: Sequence[metrics.Located]) -> list[str]:
+    """The files of `results` in order of their best rank."""
+    seen: dict[str, None] = {}
+    for result in results:
+        seen.setdefault(metrics.normalize_path(result.path), None)
+    return list(seen)
+
+
+def score(query: RepoQuery, results: Sequence[metrics.Located]) -> Score:
+    wanted = {metrics.normalize_path(t.path) for t in query.targets}
+    files = distinct_files(results)[:10]
+    gains = [1 if path in wanted else 0 for path in files]
+    rank = next((i + 1 for i, gain in enumerate(gains) if gain), None)
+    ideal = sum(1.0 / math.log2(i + 2) for i in range(min(10, len(wanted))))
+    file_ndcg = sum(g / math.log2(i + 2) for i, g in enumerate(gains)) / ideal
+    chunk = metrics.score_query(list(results)[:10], query.targets, "overlap")
+    definition = None
+    if query.category == "symbol":
+        definition = float(bool(results) and any(
+            metrics.function_hit(results[0], t) for t in query.targets if t.start_line
+        ))
+    return Score(rank, file_ndcg, sum(gains) / min(10, len(wanted)), chunk.ndcg_at_10, definition)
+
+
+# -- running -----------------------------------------------------------------------------------
+
+
+@dataclass
+class RepoRun:
+    repo: Repo
+    index_seconds: float
+    chunks: int
+    scores: dict[str, dict[str, Score]] = field(default_factory=dict)  # mode -> query id -> score
+    search_ms: dict[str, float] = field(default_factory=dict)
+
+
+def run_repo(repo: Repo, modes: Sequence[str], index_cache: Path) -> RepoRun:
+    import sharc
+
+    root = unpack(repo)
+    index = sharc.Index.open(root, index_dir=index_cache / repo.name)
+    started = time.perf_counter()
+    report = index.update(embed=any(m != "keyword" for m in modes))
+    seconds = time.perf_counter() - started
+    if report.failed:
+        print(f"  {repo.name}: {len(report.failed)} files failed: {report.failed[:3]}",
+              file=sys.stderr)
+    run = RepoRun(repo, seconds, index.stats().chunks)
+    for mode in modes:
+        started = time.perf_counter()
+        run.scores[mode] = {
+            q.id: score(q, list(index.search(q.text, limit=DEPTH, mode=mode)))  # type: ignore[arg-type]
+            for q in repo.queries
+        }
+        run.search_ms[mode] = 1000 * (time.perf_counter() - started) / len(repo.queries)
+    return run
+
+
+def _mean(values: Sequence[float]) -> float:
+    return round(100.0 * sum(values) / len(values), 1) if values else float("nan")
+
+
+def _metric(score: Score, name: str) -> float:
+    if name == "file_mrr":
+        return 1.0 / score.file_rank if score.file_rank else 0.0
+    return float(getattr(score, name))
+
+
+METRIC_NAMES = ("file_ndcg", "file_recall", "file_mrr", "chunk_ndcg")
+
+
+def summarize(runs: Sequence[RepoRun], mode: str) -> dict[str, Any]:
+    """Means over repositories (each repository's mean over its queries), overall, per
+    category and per language; definition-at-1 pooled over symbol queries."""
+
+    def repo_means(selected: Sequence[RepoRun], category: str | None) -> dict[str, float]:
+        per_repo: dict[str, list[float]] = {name: [] for name in METRIC_NAMES}
+        for run in selected:
+            scores = [s for qid, s in run.scores[mode].items()
+                      if category is None or _category(run, qid) == category]
+            if not scores:
+                continue
+            for name in METRIC_NAMES:
+                per_repo[name].append(sum(_metric(s, name) for s in scores) / len(scores))
+        return {name: _mean(values) for name, values in per_repo.items()}
+
+    definition = [s.definition_at_1 for run in runs for s in run.scores[mode].values()
+                  if s.definition_at_1 is not None]
+    languages = sorted({run.repo.language for run in runs})
+    return {
+        "repositories": len(runs),
+        "queries": sum(len(run.scores[mode]) for run in runs),
+        "overall": repo_means(runs, None),
+        "categories": {c: repo_means(runs, c) for c in CATEGORIES},
+        "languages": {
+            lang: repo_means([r for r in runs if r.repo.language == lang], None)
+            for lang in languages
+        },
+        "repos": {run.repo.name: repo_means([run], None)["file_ndcg"] for run in runs},
+        "definition_at_1": _mean(definition),
+        "search_ms": round(sum(r.search_ms[mode] for r in runs) / len(runs), 2),
+    }
+
+
+def _category(run: RepoRun, query_id: str) -> str:
+    return next(q.category for q in run.repo.queries if q.id == query_id)
+
+
+def comparisons(runs: Sequence[RepoRun], modes: Sequence[str]) -> dict[str, Any]:
+    """Hybrid minus each single arm, file NDCG@10, per category, with paired bootstrap."""
+    out: dict[str, Any] = {}
+    if "hybrid" not in modes:
+        return out
+    for other in (m for m in modes if m != "hybrid"):
+        entry = {}
+        for category in (None, *CATEGORIES):
+            pairs = [
+                (run.scores["hybrid"][q.id].file_ndcg, run.scores[other][q.id].file_ndcg)
+                for run in runs for q in run.repo.queries
+                if category is None or q.category == category
+            ]
+            if pairs:
+                mean, low, high = metrics.paired_bootstrap(*zip(*pairs))
+                entry[category or "all"] = [round(mean, 1), round(low, 1), round(high, 1)]
+        out[f"hybrid-{other}"] = entry
+    return out
+
+
+def report(runs: Sequence[RepoRun], modes: Sequence[str]) -> dict[str, Any]:
+    from benches.quality.run import git_commit, machine
+
+    splits = {}
+    for split in ("dev", "test"):
+        selected = [run for run in runs if run.repo.split == split]
+        if selected:
+            splits[split] = {
+                "modes": {mode: summarize(selected, mode) for mode in modes},
+                "hybrid_vs_arms": comparisons(selected, modes),
+            }
+    return {
+        "benchmark": "sharc repository benchmark (38 repositories, 19 languages)",
+        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "git": git_commit(),
+        "machine": machine(),
+        "metrics_note": "percent; means per repository, then over repositories; file level:"
+        " distinct files in rank order, binary relevance; chunk level: overlap rule",
+        "splits": splits,
+        "index": {run.repo.name: {"seconds": round(run.index_seconds, 1), "chunks": run.chunks}
+                  for run in runs},
+        "queries": {
+            q.id: {"category": q.category, "split": run.repo.split,
+                   **{mode: run.scores[mode][q.id].to_json() for mode in modes}}
+            for run in runs for q in run.repo.queries
+        },
+    }
+
+
+def print_summary(result: dict[str, Any]) -> None:
+    for split, entry in result["splits"].items():
+        for mode, summary in entry["modes"].items():
+            overall = summary["overall"]
+            cats = " ".join(f"{c[:4]} {summary['categories'][c]['file_ndcg']:5.1f}"
+                            for c in CATEGORIES)
+            print(f"{split:4} {mode:8} NDCG@10 {overall['file_ndcg']:5.1f} R@10"
+                  f" {overall['file_recall']:5.1f} MRR {overall['file_mrr']:5.1f} chunk"
+                  f" {overall['chunk_ndcg']:5.1f} | {cats} | def@1"
+                  f" {summary['definition_at_1']:5.1f}")
+        for name, per_category in entry["hybrid_vs_arms"].items():
+            print(f"{split:4} {name}: " + "  ".join(
+                f"{c} {m:+.1f} [{lo:+.1f}, {hi:+.1f}]" for c, (m, lo, hi) in per_category.items()
+            ))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--split", choices=("dev", "test", "all"), default="all")
+    parser.add_argument("--repos", default="", help="comma-separated repository names")
+    parser.add_argument("--modes", default=",".join(MODES))
+    parser.add_argument("--index-cache", type=Path,
+                        default=data_dir() / "index-cache" / "repos")
+    parser.add_argument("--out", type=Path, default=RESULTS_DIR / "quality_repos.json")
+    parser.add_argument("--check", action="store_true", help="only check the query files")
+    args = parser.parse_args(argv)
+    repos = load_repos(args.split, [n for n in args.repos.split(",") if n])
+    if args.check:
+        problems = check(repos)
+        print("\n".join(problems) or f"{sum(len(r.queries) for r in repos)} queries ok")
+        return 1 if problems else 0
+    modes = [m for m in args.modes.split(",") if m]
+    runs = []
+    for repo in repos:
+        run = run_repo(repo, modes, args.index_cache)
+        print(f"{repo.name:24} {repo.split:4} {run.chunks:6} chunks, index {run.index_seconds:6.1f}"
+              f" s, hybrid NDCG "
+              f"{_mean([s.file_ndcg for s in run.scores.get('hybrid', {}).values()])}",
+              file=sys.stderr, flush=True)
+        runs.append(run)
+    result = report(runs, modes)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=1) + "\n")
+    print_summary(result)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
