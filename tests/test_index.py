@@ -64,25 +64,6 @@ def test_filters_and_modes(built: Index) -> None:
         built.search(hostile)
 
 
-def test_reading_candidates_in_blocks_changes_no_result(
-    built: Index, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    queries = ["task", "hash a password", "TaskStore", "push a message", "test the store"]
-    options = [{"limit": 3}, {"limit": 8, "max_per_file": 1}, {"limit": 5, "max_per_file": None}]
-
-    def run() -> list[list[tuple[str, float]]]:
-        return [
-            [(r.id, r.score) for r in built.search(q, **o)]  # type: ignore[arg-type]
-            for q in queries
-            for o in options
-        ]
-
-    monkeypatch.setattr("sharc.index.RANK_BLOCK", 10_000)
-    everything_at_once = run()
-    monkeypatch.setattr("sharc.index.RANK_BLOCK", 2)
-    assert run() == everything_at_once
-
-
 def test_results_are_spread_across_files(built: Index) -> None:
     results = built.search("task", limit=6)
     paths = [r.path for r in results]

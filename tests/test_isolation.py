@@ -251,3 +251,21 @@ def test_an_embedding_error_leaves_only_its_file_without_vectors(
     assert retried.failed == [] and retried.chunks_embedded == flaky_chunks
     assert index.stats().embedded_chunks == index.stats().chunks
     assert index.search("count the audit's tasks by owner", mode="semantic")[0].path == FLAKY
+
+
+def test_a_search_during_the_first_update_says_indexing_has_just_started(
+    small_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sharc.errors import NotIndexedError
+    from sharc.manifest import Manifest
+
+    index = sharc.Index.open(small_repo, index_dir=tmp_path / "index")
+    monkeypatch.setattr("sharc.index.FIRST_KEYWORD_WAIT_SECONDS", 0.3)
+    with index._writer_lock():  # what `update` holds; the manifest comes first
+        Manifest(tmp_path / "index" / "manifest.sqlite", writable=True).close()
+        with pytest.raises(NotIndexedError, match="has just started"):
+            sharc.Index.open(small_repo, index_dir=tmp_path / "index").search("task")
+    with pytest.raises(NotIndexedError, match="no keyword index yet"):
+        sharc.Index.open(small_repo, index_dir=tmp_path / "index").search("task")
+    index.update(embed=False)
+    assert sharc.Index.open(small_repo, index_dir=tmp_path / "index").search("TaskStore")

@@ -10,7 +10,7 @@ Configurations (`--list` prints them):
   index_dir=tmp, embedding_mode=...)`, `update()`, `search(query, mode=...)`. Embedding modes
   independent / late / combined; search modes semantic / hybrid (the default: score fusion and
   structural boosts), plus, for the default embedding mode, `hybrid-rrf` (weighted reciprocal
-  rank fusion with the structural boosts off: `sharc.fusion.rerank` replaced by a pass-through)
+  rank fusion with the structural boosts off: `RankingSettings.plain()`)
   and `hybrid-rrf-boosts` (RRF with the boosts on: sharc's default before score fusion).
   One index per embedding mode and dataset; its build time is each row's `index_seconds`.
 - `sharc:keyword`: BM25 only, over an index built without vectors (`update(embed=False)`).
@@ -34,7 +34,7 @@ import sys
 import tempfile
 import time
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,10 +51,10 @@ def rrf_weights():  # type: ignore[no-untyped-def]
     identifiers), as keyword shares, without the name-word lift."""
     import dataclasses
 
-    from sharc.fusion import DEFAULT_WEIGHTS
+    from sharc.ranking import DEFAULT_SETTINGS
 
     return dataclasses.replace(
-        DEFAULT_WEIGHTS, method="rrf", k=20, natural_keyword=0.25 / 1.25,
+        DEFAULT_SETTINGS, method="rrf", k=20, natural_keyword=0.25 / 1.25,
         mixed_keyword=0.8 / 1.8, identifier_keyword=1.0 / 1.35, name_words_lift=0.0,
     )
 SETS = ("cosqa", "csn", "handwritten")
@@ -190,26 +190,6 @@ class Built:
     close: Callable[[], None] = lambda: None
 
 
-@contextlib.contextmanager
-def structural_boosts(enabled: bool) -> Iterator[None]:
-    """With `enabled` False, sharc's fusion reranking is a pass-through (plain weighted RRF)."""
-    if enabled:
-        yield
-        return
-    from sharc import fusion
-
-    original = fusion.rerank
-
-    def plain(query, kind, candidates, **_ignored):  # type: ignore[no-untyped-def]
-        return sorted(candidates, key=lambda pair: -pair[1])
-
-    fusion.rerank = plain  # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        fusion.rerank = original  # type: ignore[assignment]
-
-
 class Engines:
     """Builds indexes for configurations; `index_factory` and `embedder_factory` are seams for
     tests (default: `sharc.Index.open` and `sharc.embedding.load_embedder`).
@@ -300,11 +280,11 @@ class Engines:
                 )
 
         def search(texts: Sequence[str], cfg: Config, depth: int) -> list[list[Any]]:
-            from sharc.fusion import DEFAULT_WEIGHTS
+            from sharc.ranking import DEFAULT_SETTINGS
 
-            index.fusion_weights = rrf_weights() if cfg.fusion == "rrf" else DEFAULT_WEIGHTS
-            with structural_boosts(cfg.boosts):
-                return [list(index.search(t, limit=depth, mode=cfg.search_mode)) for t in texts]
+            settings = rrf_weights() if cfg.fusion == "rrf" else DEFAULT_SETTINGS
+            index.ranking_settings = settings if cfg.boosts else settings.plain()
+            return [list(index.search(t, limit=depth, mode=cfg.search_mode)) for t in texts]
 
         return Built(search, seconds, info, getattr(index, "close", lambda: None))
 

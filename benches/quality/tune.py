@@ -3,8 +3,8 @@
     python -m benches.quality.tune [--sets cosqa,csn] [--index-cache benches/work/indexes]
 
 RRF at its previous best is printed for comparison, then score fusion over a grid of keyword
-shares and name-word lifts. For each candidate `FusionWeights` it reruns every query through `Index.search` (query vectors
-cached) and prints MRR@10 per set; the best row is what `sharc.fusion.DEFAULT_WEIGHTS` should
+shares and name-word lifts. For each candidate `RankingSettings` it reruns every query through `Index.search` (query vectors
+cached) and prints MRR@10 per set; the best row is what `sharc.ranking.DEFAULT_SETTINGS` should
 hold. Dev data only: CoSQA dev, the CodeSearchNet-style sets and the hand-written queries.
 """
 
@@ -37,7 +37,7 @@ def _index_for(dataset, index_cache: Path, mode: str):  # type: ignore[no-untype
 def evaluate(indexes, weights, mode: str = "hybrid") -> dict[str, float]:  # type: ignore[no-untyped-def]
     by_set: dict[str, list[metrics.QueryScore]] = {}
     for dataset, index in indexes:
-        index.fusion_weights = weights
+        index.ranking_settings = weights
         for query in dataset.queries:
             results = index.search(query.text, limit=100, mode=mode)
             score = metrics.score_query(list(results), query.targets, dataset.hit_rule)
@@ -46,7 +46,7 @@ def evaluate(indexes, weights, mode: str = "hybrid") -> dict[str, float]:  # typ
 
 
 def main(argv: list[str] | None = None) -> int:
-    from sharc.fusion import DEFAULT_WEIGHTS
+    from sharc.ranking import DEFAULT_SETTINGS as DEFAULT_WEIGHTS
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", default="cosqa,csn,handwritten")

@@ -44,7 +44,6 @@ from sharc.manifest import (
     ChunkRecord,
     FileRecord,
     Manifest,
-    RankRecord,
     RemovedChunk,
 )
 from sharc.paths import default_index_dir
@@ -52,7 +51,7 @@ from sharc.paths import default_index_dir
 if TYPE_CHECKING:
     from sharc._core import Chunk
     from sharc.embedding import Embedder
-    from sharc.fusion import QueryKind
+    from sharc.ranking.pipeline import Arm
     from sharc.keyword import KeywordStore
     from sharc.vectors import VectorStore
 
@@ -65,7 +64,7 @@ CHUNK_BATCH_FILES = 256
 EMBED_BATCH_CHUNKS = 32  # also the cancellation granularity: well under a second on 2 cores
 VECTOR_BLOCK_CHUNKS = 2000  # records read at a time while vectors are brought in line
 VECTOR_SAVE_SECONDS = 20.0
-RANK_BLOCK = 48  # candidates whose records a search reads at a time, best fused first
+FIRST_KEYWORD_WAIT_SECONDS = 3.0  # a search during the first update waits this long for it
 
 
 @dataclass(frozen=True)
@@ -229,10 +228,10 @@ class Index:
         self._keyword: KeywordStore | None = None
         self._vectors: VectorStore | None = None
         self._vectors_mtime: float = -1.0
-        from sharc.fusion import DEFAULT_WEIGHTS
+        from sharc.ranking import DEFAULT_SETTINGS
 
-        #: Arm weights, RRF constant and rerank factors (benchmarks tune them).
-        self.fusion_weights = DEFAULT_WEIGHTS
+        #: Arm weights, RRF constant, boosts and penalties (benchmarks tune them).
+        self.ranking_settings = DEFAULT_SETTINGS
 
     # -- opening ---------------------------------------------------------------------------
 
@@ -361,6 +360,8 @@ class Index:
         hold: frozenset[str],
     ) -> UpdateReport:
         model, mode, walk_settings = self._resolve_settings(manifest)
+        # Before the model loads (a second): a search arriving now finds a keyword index.
+        self._open_keyword(writable=True).close()
         embedder = self._embedder_for(model) if embed else None
         model_id = embedder.model_id if embedder else str(
             self._stored_settings(manifest).get("model_id", "")
@@ -864,10 +865,30 @@ class Index:
     def _reader_keyword(self) -> KeywordStore:
         with self._reader_lock:
             if self._keyword is None:
-                self._keyword = self._open_keyword(writable=False)
+                self._keyword = self._open_first_keyword()
             else:
                 self._keyword.reload()
             return self._keyword
+
+    def _open_first_keyword(self) -> KeywordStore:
+        """The keyword index; while the first update is creating it, wait for it briefly."""
+        deadline = time.monotonic() + FIRST_KEYWORD_WAIT_SECONDS
+        while True:
+            try:
+                return self._open_keyword(writable=False)
+            except FileNotFoundError:
+                writer = self._writer_lock().writer()
+                if writer is None:
+                    raise NotIndexedError(
+                        f"{self.root} has no keyword index yet (looked in {self.index_dir})"
+                    ) from None
+                if time.monotonic() > deadline:
+                    raise NotIndexedError(
+                        f"indexing of {self.root} has just started (process {writer}); keyword"
+                        " search answers as soon as the first files are chunked: try again in a"
+                        " few seconds"
+                    ) from None
+                time.sleep(0.1)
 
     def _reader_vectors(self) -> VectorStore | None:
         from sharc.vectors import VectorStore
@@ -905,13 +926,13 @@ class Index:
         include_tests: bool | None = None,
         max_per_file: int | None = 2,
     ) -> SearchResponse:
-        """Hybrid search: BM25 and vector scores fused (`sharc.fusion.fuse`), then reranked.
+        """Hybrid search: BM25 and vector candidates ranked by `sharc.ranking.rank`.
 
         Identifier queries lean on keywords and exact symbol matches; natural-language queries
         on vectors. Tests, docs, generated and vendored code rank lower unless the query asks
         for them. Results are spread across files (`max_per_file` in the top list).
         """
-        from sharc import fusion
+        from sharc import ranking
 
         if limit < 1:
             raise ValueError("limit must be at least 1")
@@ -920,41 +941,25 @@ class Index:
         query = query.strip()
         if not query:
             return SearchResponse([], (), "empty", True)
-        kind = fusion.classify_query(query)
-        depth = max(100, limit * 10) * (4 if filters.active else 1)
-        hits: dict[str, list[tuple[str, float]]] = {}
-        arms: list[str] = []
+        arms: dict[str, ranking.pipeline.Arm] = {}
         complete = True
         if mode in ("hybrid", "keyword"):
-            keyword = self._reader_keyword()
-            hits["keyword"] = keyword.search(
-                query,
-                depth,
-                languages=list(languages) or None,
-                path_prefix=(path_prefix.strip("/") if path_prefix else None),
-            )
-            arms.append("keyword")
+            arms[ranking.KEYWORD] = self._keyword_arm(languages, path_prefix)
         if mode in ("hybrid", "semantic"):
-            vectors = self._reader_vectors()
             # Kept by the writer: counting embedded chunks here would cost a join per query.
             complete = manifest.get_meta("vectors_complete") == "1"
+            vectors = self._reader_vectors()
             if vectors is not None and len(vectors):
-                query_vector = self.embedder().embed_queries([query])[0]
-                hits_by_key = vectors.search(query_vector, depth)
-                ids_by_key = manifest.ids_by_key([key for key, _ in hits_by_key])
-                hits["semantic"] = [
-                    (ids_by_key[key], similarity)
-                    for key, similarity in hits_by_key
-                    if key in ids_by_key
-                ]
-                arms.append("semantic")
+                arms[ranking.SEMANTIC] = self._semantic_arm(manifest, vectors)
             elif mode == "semantic":
                 raise NotIndexedError(f"{self.root} has no vectors yet; run `sharc index` first")
-        fused = fusion.fuse(hits, kind, self.fusion_weights)
-        both_arms = sum(1 for arm_hits in hits.values() if arm_hits) > 1
-        adjusted = self._rerank(manifest, fused, filters, query, kind, include_tests,
-                                max_per_file, limit, both_arms)
-        top = adjusted[:limit]
+        ranked = ranking.rank(
+            query, arms, manifest.rank_records_by_id, limit=limit,
+            settings=self.ranking_settings,
+            accepts=(lambda r: filters.accepts(r.path, r.language)) if filters.active else None,
+            include_tests=include_tests, max_per_file=max_per_file,
+        )
+        top = ranked.candidates[:limit]
         records = manifest.chunks_by_id([candidate.id for candidate, _ in top])
         results = [
             SearchResult(
@@ -965,55 +970,31 @@ class Index:
             for candidate, score in top
             if (r := records.get(candidate.id)) is not None
         ]
-        return SearchResponse(results, tuple(arms), kind.value, complete)
+        return SearchResponse(results, ranked.arms, ranked.kind.value, complete)
 
-    def _rerank(
-        self,
-        manifest: Manifest,
-        fused: Sequence[tuple[str, float]],
-        filters: SearchFilters,
-        query: str,
-        kind: QueryKind,
-        include_tests: bool | None,
-        max_per_file: int | None,
-        limit: int,
-        both_arms: bool,
-    ) -> list[tuple[RankRecord, float]]:
-        """The fused candidates filtered, reranked and diversified, best first (`both_arms`:
-        they fuse both arms' hits).
+    def _keyword_arm(self, languages: Sequence[str], path_prefix: str | None) -> Arm:
+        keyword = self._reader_keyword()
 
-        Their records are read from the manifest a block at a time, best fused score first,
-        and reading stops once no unread candidate could reach the top `limit` even with the
-        largest lift reranking gives: a search reads far fewer rows than it has candidates.
-        """
-        from sharc import fusion
-
-        weights = self.fusion_weights
-        ranked: list[tuple[RankRecord, float]] = []
-        for start in range(0, len(fused), RANK_BLOCK):
-            block = fused[start : start + RANK_BLOCK]
-            records = manifest.rank_records_by_id([chunk_id for chunk_id, _ in block])
-            candidates = [
-                (records[chunk_id], score)
-                for chunk_id, score in block
-                if chunk_id in records
-                and filters.accepts(records[chunk_id].path, records[chunk_id].language)
-            ]
-            ranked.extend(
-                fusion.rerank(
-                    query, kind, candidates, include_tests=include_tests, weights=weights,
-                    fused=both_arms,
-                )
+        def search(query: str, depth: int) -> list[tuple[str, float]]:
+            return keyword.search(
+                query,
+                depth,
+                languages=list(languages) or None,
+                path_prefix=(path_prefix.strip("/") if path_prefix else None),
             )
-            ranked.sort(key=lambda pair: -pair[1])
-            unread = start + RANK_BLOCK
-            if unread < len(fused) and fusion.settled(
-                ranked, limit, fused[unread][1] * weights.max_factor, max_per_file
-            ):
-                break
-        if max_per_file:
-            return fusion.diversify(ranked, max_per_file=max_per_file)
-        return ranked
+
+        return search
+
+    def _semantic_arm(self, manifest: Manifest, vectors: VectorStore) -> Arm:
+        def search(query: str, depth: int) -> list[tuple[str, float]]:
+            query_vector = self.embedder().embed_queries([query])[0]
+            hits_by_key = vectors.search(query_vector, depth)
+            ids_by_key = manifest.ids_by_key([key for key, _ in hits_by_key])
+            return [
+                (ids_by_key[key], similarity) for key, similarity in hits_by_key if key in ids_by_key
+            ]
+
+        return search
 
     # -- state -----------------------------------------------------------------------------
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import IndexCorruptError, IndexLockedError, SharcError
-from .fusion import STOPWORDS
+from .ranking.query import STOPWORDS
 from .vectors import key_of
 
 if TYPE_CHECKING:

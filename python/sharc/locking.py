@@ -45,6 +45,24 @@ class WriterLock:
     def held(self) -> bool:
         return self._file is not None
 
+    def writer(self) -> int | None:
+        """The pid of the live process writing the index now, if any (read without locking,
+        so a writer starting at this moment is never turned away)."""
+        try:
+            text = self.path.read_text(errors="replace").strip()
+        except OSError:
+            return None
+        if not text.isdigit():
+            return None
+        pid = int(text)
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return None
+        except PermissionError:
+            return pid
+        return pid
+
     def __enter__(self) -> WriterLock:
         self.acquire()
         return self

@@ -132,6 +132,8 @@ class RankRecord:
     tier: int
     symbol: str
     fqn: str
+    start_line: int
+    end_line: int
 
 
 _CHUNK_COLUMNS = ", ".join(ChunkRecord.__dataclass_fields__)

@@ -67,6 +67,7 @@ mod go;
 mod haskell;
 mod jvm;
 mod lua;
+mod macro_items;
 mod php;
 mod python;
 mod render;
@@ -416,6 +417,14 @@ fn chunk_text(
             result.error = Some(error);
             return result;
         }
+    };
+    // Node offsets are the same in the unwrapped text; chunks are sliced from `text`.
+    let tree = match language {
+        Language::Rust => macro_items::unwrap_item_macros(&text, tree.clone(), |source| {
+            parse(language, source).ok()
+        })
+        .map_or(tree, |(_, unwrapped)| unwrapped),
+        _ => tree,
     };
     let source = Source::new(&text);
     let root = tree.root_node();

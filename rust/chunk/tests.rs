@@ -779,3 +779,65 @@ fn every_file_type_maps_to_a_language_with_a_tier() {
         );
     }
 }
+
+#[test]
+fn items_inside_macro_invocations_are_chunked() {
+    let source = "use crate::task::JoinHandle;\n\
+                  \n\
+                  cfg_rt! {\n\
+                  \x20   /// Spawns a new asynchronous task.\n\
+                  \x20   #[track_caller]\n\
+                  \x20   pub fn spawn<F>(future: F) -> JoinHandle<F::Output> {\n\
+                  \x20       spawn_inner(future, None)\n\
+                  \x20   }\n\
+                  \n\
+                  \x20   pub(crate) struct Spawner {\n\
+                  \x20       id: u64,\n\
+                  \x20   }\n\
+                  }\n\
+                  \n\
+                  mod inner {\n\
+                  \x20   cfg_net!(\n\
+                  \x20       pub fn bind() {}\n\
+                  \x20   );\n\
+                  }\n\
+                  \n\
+                  macro_rules! cfg_rt {\n\
+                  \x20   ($($item:item)*) => { $( #[cfg(feature = \"rt\")] $item )* }\n\
+                  }\n\
+                  \n\
+                  vec_of! { 1, 2, 3 }\n";
+    let file = chunk_source("spawn.rs", Language::Rust, source, &ChunkOptions::default());
+    assert!(file.syntax_errors.is_empty(), "{:?}", file.syntax_errors);
+    let spawn = file
+        .chunks
+        .iter()
+        .find(|c| c.symbol == "spawn")
+        .expect("spawn chunked");
+    assert_eq!((spawn.start_line, spawn.end_line), (4, 8));
+    assert!(spawn
+        .code
+        .trim_start()
+        .starts_with("/// Spawns a new asynchronous task."));
+    let spawner = file
+        .chunks
+        .iter()
+        .find(|c| c.symbol == "Spawner")
+        .expect("Spawner");
+    assert_eq!((spawner.start_line, spawner.end_line), (10, 12));
+    let bind = file
+        .chunks
+        .iter()
+        .find(|c| c.symbol == "bind")
+        .expect("bind in mod inner");
+    assert_eq!(bind.fqn, "inner.bind");
+    assert!(file
+        .chunks
+        .iter()
+        .any(|c| c.kind == "macro" && c.symbol == "cfg_rt"));
+    // A macro that holds no items stays code, as written.
+    assert!(file
+        .chunks
+        .iter()
+        .any(|c| c.code.contains("vec_of! { 1, 2, 3 }")));
+}

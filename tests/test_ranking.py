@@ -1,15 +1,18 @@
-"""Rank fusion, query routing and result shaping: plain lists in, plain lists out."""
+"""The ranking stages, each on its own, and the pipeline that runs them: plain records in,
+plain lists out."""
 
 from __future__ import annotations
 
 import pytest
-from sharc.fusion import (
+from dataclasses import dataclass
+
+from sharc.ranking import (
+    DEFAULT_SETTINGS,
     KEYWORD,
     SEMANTIC,
-    Candidate,
-    FusionWeights,
     QueryIntent,
     QueryKind,
+    RankingSettings,
     classify_query,
     content_words,
     diversify,
@@ -20,16 +23,55 @@ from sharc.fusion import (
     name_words_match,
     normalize_scores,
     query_identifiers,
+    rank,
     reciprocal_rank_fusion,
-    rerank,
-    rerank_adjustments,
     score_fusion,
-    settled,
     wants_config,
     wants_docs,
     wants_tests,
     weights_for,
 )
+from sharc.ranking.boosts import apply_boosts, boost_factor
+from sharc.ranking.coherence import apply_coherence
+from sharc.ranking.penalties import apply_penalties, penalty_factor
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A plain candidate record, as the manifest's `RankRecord` gives them."""
+
+    id: str
+    path: str
+    symbol: str = ""
+    fqn: str = ""
+    tier: int = 1
+    start_line: int = 1
+    end_line: int = 10
+    generated: bool = False
+
+
+def rerank(
+    query: str,
+    kind: QueryKind | None,
+    candidates: list[tuple[Candidate, float]],
+    *,
+    include_tests: bool | None = None,
+    settings: RankingSettings = DEFAULT_SETTINGS,
+    fused: bool = False,
+) -> list[tuple[Candidate, float]]:
+    """Stages 4-6 over `candidates`, best first (what `rank` does after fusion)."""
+    intent = QueryIntent.of(query, kind, include_tests=include_tests, fused=fused)
+    scored = apply_boosts(candidates, intent, settings)
+    scored = apply_coherence(scored, settings)
+    scored = apply_penalties(scored, intent, settings)
+    return sorted(scored, key=lambda pair: -pair[1])
+
+
+def rerank_adjustments(
+    chunk: Candidate, intent: QueryIntent, settings: RankingSettings = DEFAULT_SETTINGS
+) -> float:
+    return boost_factor(chunk, intent, settings) * penalty_factor(chunk, intent, settings)
+
 
 # Reciprocal rank fusion
 
@@ -131,7 +173,7 @@ def test_score_fusion_edges() -> None:
 def test_fuse_dispatches_on_method_and_scores_in_unit_range() -> None:
     hits = {KEYWORD: [("kw", 12.0), ("both", 11.0)], SEMANTIC: [("both", 0.8), ("sem", 0.7)]}
     for method in ("score", "rrf"):
-        weights = FusionWeights(method=method)
+        weights = RankingSettings(method=method)
         fused = fuse(hits, QueryKind.MIXED, weights)
         assert {item for item, _ in fused} == {"kw", "both", "sem"}
         assert all(0.0 <= score <= 1.0 for _, score in fused)
@@ -142,30 +184,13 @@ def test_fuse_dispatches_on_method_and_scores_in_unit_range() -> None:
     assert fuse(solo, QueryKind.NATURAL_LANGUAGE)[0][0] == "sem"
 
 
-def test_settled_only_when_the_top_cannot_change() -> None:
-    a1, a2, b1 = Candidate("a1", "a.py"), Candidate("a2", "a.py"), Candidate("b1", "b.py")
-    ranked = [(a1, 0.9), (a2, 0.8), (b1, 0.7)]
-    assert settled(ranked, 2, ceiling=0.75, max_per_file=None)
-    assert not settled(ranked, 2, ceiling=0.85, max_per_file=None)
-    # One per file: a2 gives way to any later file, so two final places need b1 above the ceiling.
-    assert not settled(ranked, 2, ceiling=0.75, max_per_file=1)
-    assert settled(ranked, 2, ceiling=0.6, max_per_file=1)
-    assert not settled(ranked, 4, ceiling=0.0, max_per_file=None)
-    weights = FusionWeights()
-    # A mixed query can lift a chunk by both factors at once.
-    assert weights.max_factor == pytest.approx(
-        weights.symbol_match_factor * (1 + weights.name_words_lift)
-    )
-    assert FusionWeights(name_words_lift=0.0).max_factor == weights.symbol_match_factor
-
-
-def test_fusion_weights_validate() -> None:
+def test_settings_validate() -> None:
     with pytest.raises(ValueError, match="method"):
-        FusionWeights(method="borda")
+        RankingSettings(method="borda")
     with pytest.raises(ValueError, match="0-1"):
-        FusionWeights(natural_keyword=1.5)
-    with pytest.raises(ValueError, match="name_words_lift"):
-        FusionWeights(name_words_lift=-0.1)
+        RankingSettings(natural_keyword=1.5)
+    with pytest.raises(ValueError, match="lifts must not be negative"):
+        RankingSettings(name_words_lift=-0.1)
 
 
 # Query routing
@@ -207,9 +232,11 @@ def test_weights_lean_by_kind() -> None:
     natural = weights_for(QueryKind.NATURAL_LANGUAGE)
     assert identifier.weight(KEYWORD) > identifier.weight(SEMANTIC)
     assert natural.weight(SEMANTIC) > natural.weight(KEYWORD)
-    assert identifier.k == natural.k == FusionWeights().k
-    custom = FusionWeights(identifier_keyword=0.9, k=10)
-    assert custom.arms(QueryKind.IDENTIFIER) == {KEYWORD: 0.9, SEMANTIC: pytest.approx(0.1)}
+    assert identifier.k == natural.k == RankingSettings().k
+    custom = RankingSettings(identifier_keyword=0.9, k=10)
+    assert weights_for(QueryKind.IDENTIFIER, custom).as_dict() == {
+        KEYWORD: 0.9, SEMANTIC: pytest.approx(0.1)
+    }
     assert weights_for(QueryKind.MIXED, custom).k == 10
     assert identifier.weight("unknown arm") == 1.0
 
@@ -319,7 +346,7 @@ def test_rerank_pushes_tests_down_unless_asked() -> None:
 
 
 def test_rerank_factors_compound() -> None:
-    weights = FusionWeights()
+    weights = RankingSettings()
     intent = QueryIntent.of("how are requests retried")
     vendored_test = chunk("vendor/lib/tests/test_x.py")
     assert rerank_adjustments(vendored_test, intent) == pytest.approx(
@@ -335,7 +362,7 @@ def test_rerank_factors_compound() -> None:
 
 
 def test_rerank_lifts_the_definition_of_the_named_identifier() -> None:
-    weights = FusionWeights()
+    weights = RankingSettings()
     definition = chunk("src/users.py", "getUserById")
     caller = chunk("src/routes.py", "handler")
     candidates = [(caller, 1.0), (definition, 0.7)]
@@ -358,6 +385,7 @@ def test_rerank_is_stable_and_works_on_any_record() -> None:
     class Record:
         def __init__(self, path: str) -> None:
             self.path, self.symbol, self.fqn, self.tier = path, "", "", 1
+            self.start_line, self.end_line = 1, 20
 
     records = [(Record(f"src/{n}.py"), 1.0) for n in range(5)]
     assert [r.path for r, _ in rerank("anything", None, records)] == [r.path for r, _ in records]
@@ -395,9 +423,12 @@ def test_content_words_split_names_and_drop_glue() -> None:
     assert content_words("getUserNames") == {"user", "name"}
     assert content_words("how are the user names fetched") == {"user", "name", "fetched"}
     assert content_words("ids has bus") == {"ids", "has", "bus"}  # short words stay as they are
-    assert content_words("betweenness_centrality") == {"betweenness", "centrality"}
+    assert content_words("betweenness_centrality") == content_words("betweenness centralities")
+    assert len(content_words("betweenness_centrality")) == 2
     assert content_words("parse_HTTPResponses") == {"parse", "http", "response"}
-    assert content_words("classes and entries") == {"class", "entry"}
+    # A plural and its singular share one form, whatever English does with the ending.
+    assert content_words("classes and entries") == content_words("class entry")
+    assert content_words("cookies") == content_words("cookie") == {"cookie"}
     assert content_words("process address") == {"process", "address"}
 
 
@@ -415,7 +446,7 @@ def test_name_words_match() -> None:
 
 
 def test_names_made_of_the_query_words_rise_in_fused_searches_only() -> None:
-    weights = FusionWeights()
+    weights = RankingSettings()
     query = "betweenness centrality of nodes"
     definition = chunk("nx/centrality.py", "betweenness_centrality")
     other = chunk("nx/shortest.py", "all_shortest_paths")
@@ -433,6 +464,112 @@ def test_names_made_of_the_query_words_rise_in_fused_searches_only() -> None:
     # A lone identifier gets the exact-symbol lift instead.
     assert QueryIntent.of("betweenness_centrality", fused=True).words == frozenset()
     assert (
-        rerank(query, None, candidates, fused=True, weights=FusionWeights(name_words_lift=0.0))
+        rerank(query, None, candidates, fused=True, settings=RankingSettings(name_words_lift=0.0))
         == candidates
     )
+
+
+# Definitions of qualified names, and the file named after a symbol
+
+
+def test_a_qualified_query_lifts_the_chunk_whose_qualified_name_ends_with_it() -> None:
+    settings = RankingSettings(qualified_match_factor=1.3, definition_file_factor=1.0)
+    nested = Candidate("a", "lib/web/engine/loader.rb", "Engine", fqn="Web.Engine.Loader.Engine")
+    defining = Candidate("b", "lib/web/engine.rb", "Engine", fqn="Web.Engine")
+    for query in ("Web::Engine", "Web.Engine", "Web#Engine"):
+        intent = QueryIntent.of(query)
+        assert intent.qualified == (("Web", "Engine"),)
+        assert rerank_adjustments(defining, intent, settings) == pytest.approx(1.6 * 1.3)
+        assert rerank_adjustments(nested, intent, settings) == pytest.approx(1.6)
+    # The last segment alone still finds both definitions, equally.
+    bare = QueryIntent.of("Engine")
+    assert rerank_adjustments(defining, bare, settings) == rerank_adjustments(nested, bare, settings)
+
+
+def test_the_file_named_after_a_symbol_holds_its_definition() -> None:
+    settings = RankingSettings(definition_file_factor=1.15)
+    intent = QueryIntent.of("Engine")
+    in_its_file = Candidate("a", "lib/web/engine.rb", "Engine")
+    reopened = Candidate("b", "lib/web/engine/configuration.rb", "Engine")
+    assert rerank_adjustments(in_its_file, intent, settings) == pytest.approx(1.6 * 1.15)
+    assert rerank_adjustments(reopened, intent, settings) == pytest.approx(1.6)
+    snake = Candidate("c", "src/http_client.py", "HttpClient")
+    assert rerank_adjustments(snake, QueryIntent.of("HttpClient"), settings) == pytest.approx(
+        1.6 * 1.15
+    )
+    # Only a chunk that matches the name: a file named after it lifts nothing else.
+    other = Candidate("d", "lib/web/engine.rb", "boot")
+    assert rerank_adjustments(other, intent, settings) == 1.0
+
+
+# Path words, coherence, fragments
+
+
+def test_files_named_by_the_query_words_rise_in_fused_searches() -> None:
+    settings = RankingSettings(path_words_lift=0.4)
+    cookies = Candidate("a", "src/requests/cookies.py", "extract")
+    mention = Candidate("b", "src/requests/sessions.py", "send")
+    query = "cookie handling"
+    fused = rerank(query, None, [(mention, 1.0), (cookies, 0.9)], fused=True, settings=settings)
+    assert fused[0][0] is cookies
+    assert fused[0][1] == pytest.approx(0.9 * (1 + 0.4 * (0.5**0.5)))
+    # A directory named by the words counts half; single-arm searches stay as they were.
+    nested = Candidate("c", "src/logging/handlers.rs", "init")
+    intent = QueryIntent.of("logging setup", fused=True)
+    assert rerank_adjustments(nested, intent, settings) == pytest.approx(1 + 0.4 * 0.5 * 0.5**0.5)
+    assert rerank(query, None, [(mention, 1.0), (cookies, 0.9)], settings=settings)[0][0] is mention
+
+
+def test_file_coherence_lifts_the_best_chunk_of_a_file_with_more_evidence() -> None:
+    settings = RankingSettings(coherence_lift=0.5, coherence_chunks=2)
+    lone = Candidate("lone", "a.py", "bootstrap")
+    best, second, third = (Candidate(n, "app.py", n) for n in ("main", "setup", "load"))
+    candidates = [(lone, 1.0), (best, 0.9), (second, 0.6), (third, 0.4)]
+    lifted = dict((c.id, s) for c, s in apply_coherence(candidates, settings))
+    assert lifted["main"] == pytest.approx(0.9 * (1 + 0.5 * (0.6 + 0.4) / 2))
+    assert lifted["setup"] == 0.6 and lifted["load"] == 0.4 and lifted["lone"] == 1.0
+    assert apply_coherence(candidates, RankingSettings()) == candidates
+
+
+def test_fragments_go_down_unless_the_query_names_them() -> None:
+    settings = RankingSettings(fragment_factor=0.7, fragment_lines=2)
+    alias = Candidate("a", "rules.rs", "Rules", start_line=62, end_line=62)
+    walk = Candidate("b", "walk.rs", "walk", start_line=10, end_line=60)
+    intent = QueryIntent.of("where are ignore rules applied during the walk")
+    assert penalty_factor(alias, intent, settings) == 0.7
+    assert penalty_factor(walk, intent, settings) == 1.0
+    assert penalty_factor(alias, QueryIntent.of("Rules"), settings) == 1.0
+
+
+def test_plain_settings_keep_fusion_and_drop_every_boost_and_penalty() -> None:
+    plain = RankingSettings(path_words_lift=0.2, coherence_lift=0.3).plain()
+    assert plain.natural_keyword == RankingSettings().natural_keyword
+    test_file = Candidate("t", "tests/test_engine.py", "Engine", start_line=1, end_line=1)
+    assert rerank_adjustments(test_file, QueryIntent.of("Engine", fused=True), plain) == 1.0
+
+
+# The pipeline
+
+
+def test_rank_runs_the_stages_over_the_arms_candidates() -> None:
+    records = {
+        "def": Candidate("def", "src/store.py", "TaskStore", fqn="TaskStore", end_line=40),
+        "use": Candidate("use", "src/api.py", "create", fqn="create", end_line=12),
+        "test": Candidate("test", "tests/test_store.py", "test_store", end_line=9),
+        "gone": Candidate("gone", "src/old.py"),
+    }
+    arms = {
+        KEYWORD: lambda query, depth: [("use", 9.0), ("test", 8.0), ("def", 7.0), ("x", 1.0)],
+        SEMANTIC: lambda query, depth: [("test", 0.9), ("def", 0.8), ("use", 0.7)],
+    }
+
+    def read(ids: list[str]) -> dict[str, Candidate]:
+        return {i: records[i] for i in ids if i in records and i != "gone"}
+
+    ranked = rank("TaskStore", arms, read)
+    assert ranked.kind is QueryKind.IDENTIFIER and ranked.arms == (KEYWORD, SEMANTIC)
+    assert [c.id for c, _ in ranked.candidates] == ["def", "use", "test"]
+    only_src = rank("TaskStore", arms, read, accepts=lambda r: r.path.startswith("src/"))
+    assert [c.id for c, _ in only_src.candidates] == ["def", "use"]
+    keyword_only = rank("TaskStore", {KEYWORD: arms[KEYWORD]}, read)
+    assert keyword_only.arms == (KEYWORD,)

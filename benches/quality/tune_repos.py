@@ -1,0 +1,112 @@
+"""Tune the ranking settings on the repository benchmark's dev repositories only.
+
+Opens the cached indexes that `python -m benches.quality.repos` built (no re-embedding; query
+vectors cached), then scores each variant of `RankingSettings` given on the command line:
+
+    python -m benches.quality.tune_repos 'docs_factor=0.5' 'path_words_lift=0.3,coherence_lift=0.2'
+
+Each argument is one variant: comma-separated `field=value` overrides of the defaults. Prints
+file-level NDCG@10 (mean over repositories) overall and per category for hybrid, and the
+paired bootstrap interval of each variant against the defaults. The held-out repositories are
+never opened here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import functools
+import sys
+from pathlib import Path
+from typing import Any
+
+from benches.quality import metrics
+from benches.quality.dataset import data_dir
+from benches.quality.repos import CATEGORIES, DEPTH, Repo, load_repos, score, unpack
+
+
+def parse_variant(text: str, base: Any) -> Any:
+    """`field=value,...` applied to `base` (values parsed as the field's type)."""
+    overrides: dict[str, Any] = {}
+    for item in filter(None, text.split(",")):
+        name, _, value = item.partition("=")
+        kind = type(getattr(base, name.strip()))
+        overrides[name.strip()] = kind(value) if kind is not bool else value == "true"
+    return dataclasses.replace(base, **overrides)
+
+
+def open_indexes(repos: list[Repo], index_cache: Path) -> list[tuple[Repo, Any]]:
+    import sharc
+
+    opened = []
+    for repo in repos:
+        index = sharc.Index.open(unpack(repo), index_dir=index_cache / repo.name)
+        if not index.exists:
+            print(f"skipping {repo.name}: no index (run benches.quality.repos first)",
+                  file=sys.stderr)
+            continue
+        embedder = index.embedder()
+        original = embedder.embed_queries
+        cached = functools.lru_cache(maxsize=None)(lambda text, f=original: f([text])[0])
+        embedder.embed_queries = lambda texts, c=cached: [c(t) for t in texts]
+        opened.append((repo, index))
+    return opened
+
+
+def evaluate(opened: list[tuple[Repo, Any]], settings: Any, mode: str = "hybrid") -> dict[str, Any]:
+    """Per query file NDCG@10 and the means over repositories, overall and per category."""
+    per_query: dict[str, float] = {}
+    per_repo: dict[str, dict[str, list[float]]] = {}
+    for repo, index in opened:
+        index.ranking_settings = settings
+        for query in repo.queries:
+            results = list(index.search(query.text, limit=DEPTH, mode=mode))
+            value = score(query, results).file_ndcg
+            per_query[query.id] = value
+            bucket = per_repo.setdefault(repo.name, {})
+            bucket.setdefault("all", []).append(value)
+            bucket.setdefault(query.category, []).append(value)
+
+    def over_repos(key: str) -> float:
+        means = [sum(v[key]) / len(v[key]) for v in per_repo.values() if v.get(key)]
+        return 100.0 * sum(means) / len(means) if means else float("nan")
+
+    return {
+        "all": over_repos("all"),
+        **{c: over_repos(c) for c in CATEGORIES},
+        "per_query": per_query,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    from sharc.ranking import DEFAULT_SETTINGS
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("variants", nargs="*", help="field=value,... per variant")
+    parser.add_argument("--index-cache", type=Path, default=data_dir() / "index-cache" / "repos")
+    parser.add_argument("--arms", action="store_true", help="also score keyword and semantic")
+    args = parser.parse_args(argv)
+    opened = open_indexes(load_repos("dev"), args.index_cache)
+    base = evaluate(opened, DEFAULT_SETTINGS)
+
+    def line(name: str, result: dict[str, Any]) -> str:
+        cats = " ".join(f"{c[:4]} {result[c]:5.1f}" for c in CATEGORIES)
+        return f"{name:60} all {result['all']:5.1f} | {cats}"
+
+    print(line("defaults", base), flush=True)
+    if args.arms:
+        for mode in ("keyword", "semantic"):
+            print(line(f"[{mode} only]", evaluate(opened, DEFAULT_SETTINGS, mode)), flush=True)
+    ids = sorted(base["per_query"])
+    for text in args.variants:
+        result = evaluate(opened, parse_variant(text, DEFAULT_SETTINGS))
+        mean, low, high = metrics.paired_bootstrap(
+            [result["per_query"][i] for i in ids], [base["per_query"][i] for i in ids]
+        )
+        print(line(text, result) + f" | vs defaults {mean:+.1f} [{low:+.1f}, {high:+.1f}]",
+              flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

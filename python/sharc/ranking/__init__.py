@@ -1,0 +1,73 @@
+"""How a search ranks: one module per stage, pure functions over plain records.
+
+1. `query`: what the query looks like (identifier, words, mixed) and asks for.
+2. The arms (`sharc.keyword`, `sharc.vectors`) return candidates, handed in by `sharc.index`.
+3. `fusion`: the arms' scores fused into one (score fusion, or RRF).
+4. `boosts`: the definition of what the query names; names and files made of its words.
+5. `coherence`: a file with several relevant chunks lifts its best one.
+6. `penalties`: tests, docs, config, generated and vendored code, fragments.
+7. `shaping`: best first, no file filling the top.
+
+`pipeline.rank` runs them in that order; every tunable number is in `RankingSettings`.
+"""
+
+from sharc.ranking.boosts import name_words_match, path_words_match
+from sharc.ranking.fusion import (
+    KEYWORD,
+    SEMANTIC,
+    ArmWeights,
+    fuse,
+    normalize_scores,
+    reciprocal_rank_fusion,
+    score_fusion,
+    weights_for,
+)
+from sharc.ranking.penalties import is_generated_path, is_test_path, is_vendored_path
+from sharc.ranking.pipeline import Ranking, candidate_depth, rank
+from sharc.ranking.query import (
+    STOPWORDS,
+    QueryIntent,
+    QueryKind,
+    classify_query,
+    content_words,
+    query_identifiers,
+    qualified_names,
+    wants_config,
+    wants_docs,
+    wants_tests,
+)
+from sharc.ranking.settings import DEFAULT_SETTINGS, FUSION_METHODS, RankingSettings
+from sharc.ranking.shaping import diversify
+
+__all__ = [
+    "DEFAULT_SETTINGS",
+    "FUSION_METHODS",
+    "KEYWORD",
+    "SEMANTIC",
+    "STOPWORDS",
+    "ArmWeights",
+    "QueryIntent",
+    "QueryKind",
+    "Ranking",
+    "RankingSettings",
+    "candidate_depth",
+    "classify_query",
+    "content_words",
+    "diversify",
+    "fuse",
+    "is_generated_path",
+    "is_test_path",
+    "is_vendored_path",
+    "name_words_match",
+    "normalize_scores",
+    "path_words_match",
+    "qualified_names",
+    "query_identifiers",
+    "rank",
+    "reciprocal_rank_fusion",
+    "score_fusion",
+    "wants_config",
+    "wants_docs",
+    "wants_tests",
+    "weights_for",
+]

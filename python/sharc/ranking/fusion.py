@@ -1,0 +1,163 @@
+"""Stage 2 and 3: the arms' candidates, fused into one 0-1 score per chunk.
+
+A search runs two arms, `keyword` (BM25) and `semantic` (vectors). `fuse` combines them: by
+default a convex combination of each arm's scores, min-max normalised over its top hits
+(`score_fusion`); weighted reciprocal rank fusion (`reciprocal_rank_fusion`) is the alternative.
+The keyword arm's share depends on the query: an identifier leans on keywords, a question in
+words on vectors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from sharc.ranking.query import QueryKind
+from sharc.ranking.settings import DEFAULT_SETTINGS, RankingSettings
+
+KEYWORD = "keyword"
+SEMANTIC = "semantic"
+
+
+@dataclass(frozen=True, slots=True)
+class ArmWeights:
+    """The arm weights and RRF constant for one kind of query."""
+
+    keyword: float
+    semantic: float
+    k: int
+
+    def weight(self, arm: str) -> float:
+        """The weight of `arm` (`keyword` or `semantic`); 1.0 for an arm it does not know."""
+        return {KEYWORD: self.keyword, SEMANTIC: self.semantic}.get(arm, 1.0)
+
+    def as_dict(self) -> dict[str, float]:
+        return {KEYWORD: self.keyword, SEMANTIC: self.semantic}
+
+
+def weights_for(kind: QueryKind, settings: RankingSettings = DEFAULT_SETTINGS) -> ArmWeights:
+    """Identifier queries lean on the keyword arm, natural language on the semantic arm."""
+    if kind is QueryKind.IDENTIFIER:
+        keyword = settings.identifier_keyword
+    elif kind is QueryKind.NATURAL_LANGUAGE:
+        keyword = settings.natural_keyword
+    else:
+        keyword = settings.mixed_keyword
+    return ArmWeights(keyword=keyword, semantic=1.0 - keyword, k=settings.k)
+
+
+
+def reciprocal_rank_fusion(
+    rankings: Mapping[str, Sequence[str]], weights: Mapping[str, float], k: int = 60
+) -> list[tuple[str, float]]:
+    """Weighted RRF: each id scores the sum over arms of `weight / (k + rank)`, rank from 1.
+
+    An arm missing from `weights` counts 1.0; an id repeated within one arm counts once, at its
+    best rank. Ties keep the order in which ids first appear, arms taken heaviest first.
+    """
+    if k < 0:
+        raise ValueError(f"k must not be negative, got {k}")
+    scores: dict[str, float] = {}
+    arms = sorted(rankings, key=lambda arm: -weights.get(arm, 1.0))
+    for arm in arms:
+        weight = weights.get(arm, 1.0)
+        seen: set[str] = set()
+        for rank, item in enumerate(rankings[arm], start=1):
+            if item in seen:
+                continue
+            seen.add(item)
+            scores[item] = scores.get(item, 0.0) + weight / (k + rank)
+    return sorted(scores.items(), key=lambda pair: -pair[1])
+
+
+def score_fusion(
+    hits: Mapping[str, Sequence[tuple[str, float]]],
+    weights: Mapping[str, float],
+    floor_rank: int = 100,
+    exhausted_floor: Mapping[str, float] | None = None,
+) -> list[tuple[str, float]]:
+    """Convex combination of each arm's min-max normalised scores, 0-1, best first.
+
+    Within an arm the best hit scores 1 and the hit at `floor_rank` scores 0; lower hits are
+    clipped to 0, and a lone hit (or all-equal hits) scores 1. An arm with fewer hits has run
+    out of matches: its floor is `exhausted_floor[arm]`, the score of a non-match (0 for BM25),
+    or its last hit's score for an arm not named there. Each arm
+    counts its weight divided by the total weight of the arms that returned hits, so a chunk at
+    the top of every arm scores 1.0. An arm missing from `weights` counts 1.0; an id repeated
+    within one arm counts once, at its best score. Ties keep first appearance, heaviest arm first.
+    """
+    if floor_rank < 1:
+        raise ValueError(f"floor_rank must be at least 1, got {floor_rank}")
+    ran = {arm: list(arm_hits) for arm, arm_hits in hits.items() if arm_hits}
+    total = sum(max(0.0, weights.get(arm, 1.0)) for arm in ran)
+    scores: dict[str, float] = {}
+    if total <= 0:
+        return []
+    for arm in sorted(ran, key=lambda arm: -weights.get(arm, 1.0)):
+        arm_hits = ran[arm]
+        share = max(0.0, weights.get(arm, 1.0)) / total
+        best = arm_hits[0][1]
+        if len(arm_hits) < floor_rank and exhausted_floor and arm in exhausted_floor:
+            floor = exhausted_floor[arm]
+        else:
+            floor = arm_hits[min(floor_rank, len(arm_hits)) - 1][1]
+        spread = best - floor
+        seen: set[str] = set()
+        for item, raw in arm_hits:
+            if item in seen:
+                continue
+            seen.add(item)
+            normalised = min(1.0, max(0.0, (raw - floor) / spread)) if spread > 0 else 1.0
+            scores[item] = scores.get(item, 0.0) + share * normalised
+    return sorted(scores.items(), key=lambda pair: -pair[1])
+
+
+def fuse(
+    hits: Mapping[str, Sequence[tuple[str, float]]],
+    kind: QueryKind,
+    settings: RankingSettings = DEFAULT_SETTINGS,
+) -> list[tuple[str, float]]:
+    """The arms' `(id, score)` hits, best first, fused for a query of `kind`: scores 0-1.
+
+    With method `score` and both arms, `score_fusion` (a keyword list shorter than the floor
+    rank has run out of matching chunks, so its floor is BM25's zero). With `rrf`, or a single
+    arm (where only its order matters, and RRF's rank curve suits `rerank`'s factors best on
+    the dev sets), `reciprocal_rank_fusion` over the ranks, its scores divided by the best it
+    can give (`normalize_scores`).
+    """
+    arm_weights = {arm: weights_for(kind, settings).weight(arm) for arm in hits if hits[arm]}
+    if settings.method == "score" and len(arm_weights) > 1:
+        return score_fusion(
+            hits, arm_weights, floor_rank=settings.floor_rank, exhausted_floor={KEYWORD: 0.0}
+        )
+    rankings = {arm: [item for item, _ in arm_hits] for arm, arm_hits in hits.items()}
+    fused = reciprocal_rank_fusion(rankings, arm_weights, k=settings.k)
+    normalised = normalize_scores([score for _, score in fused], weights=arm_weights, k=settings.k)
+    return [(item, score) for (item, _), score in zip(fused, normalised)]
+
+
+def normalize_scores(
+    scores: Sequence[float],
+    *,
+    weights: Mapping[str, float] | None = None,
+    arms: int | None = None,
+    k: int = 60,
+) -> list[float]:
+    """Fused scores as 0-1 for display: divided by the best score RRF can give.
+
+    That best score, `sum(weights) / (k + 1)`, belongs to a chunk ranked first by every arm
+    that ran, so 1.0 means "top of every arm" and the figure is comparable across queries
+    (min-max scaling would always show 1.0 and 0.0). Pass the weights of the arms that ran;
+    `arms=n` alone assumes a weight of 1.0 each. Scores lifted past the best by `rerank` are
+    clipped to 1.0.
+    """
+    if weights is not None:
+        total = sum(weight for weight in weights.values() if weight > 0)
+    elif arms is not None:
+        total = float(arms)
+    else:
+        raise TypeError("normalize_scores needs the arm weights (or the number of arms)")
+    best = total / (k + 1)
+    if best <= 0:
+        return [0.0 for _ in scores]
+    return [min(1.0, max(0.0, score / best)) for score in scores]

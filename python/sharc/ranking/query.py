@@ -1,0 +1,188 @@
+"""Stage 1: what a query looks like and what it asks for, worked out once per search."""
+
+from __future__ import annotations
+
+import enum
+import functools
+import re
+from dataclasses import dataclass
+
+
+class QueryKind(enum.Enum):
+    """What a query looks like, which decides how much each arm counts."""
+
+    IDENTIFIER = "identifier"
+    """One code-shaped token: `getUserById`, `HTTPException`, `os.path.join`, `parse()`."""
+    NATURAL_LANGUAGE = "natural_language"
+    """Plain words: `how are routes registered`."""
+    MIXED = "mixed"
+    """Words and identifiers together (`where is getUserById called`), or one plain word."""
+
+
+_CODE_SHAPE = re.compile(
+    r"""
+      [a-z][A-Z]            # camelCase
+    | [A-Z]{2,}[a-z]        # HTTPException
+    | [A-Za-z0-9]_[A-Za-z0-9] | ^_+[A-Za-z]   # snake_case, _private
+    | \w\.\w                # os.path.join
+    | :: | -> | \#\w        # Vec::new, ptr->field, Class#method
+    | \w\(                  # call( or parse()
+    | ^[A-Z][a-z0-9]+[A-Z]  # PascalCase with two words
+    """,
+    re.VERBOSE,
+)
+_ALL_CAPS = re.compile(r"[A-Z][A-Z0-9]+")
+
+
+def _is_code_shaped(token: str) -> bool:
+    return bool(_CODE_SHAPE.search(token))
+
+
+def classify_query(query: str) -> QueryKind:
+    """Identifier, natural language, or mixed, from the query's shape alone."""
+    tokens = query.split()
+    if not tokens:
+        return QueryKind.NATURAL_LANGUAGE
+    code_shaped = [_is_code_shaped(token) for token in tokens]
+    if len(tokens) == 1:
+        # Alone, an all-caps word is a constant (`MAX_RETRIES`, `HTTP`); in a sentence it is
+        # more often an acronym (`how does the API cache`).
+        alone_is_code = code_shaped[0] or _ALL_CAPS.fullmatch(tokens[0]) is not None
+        return QueryKind.IDENTIFIER if alone_is_code else QueryKind.MIXED
+    return QueryKind.MIXED if any(code_shaped) else QueryKind.NATURAL_LANGUAGE
+
+
+_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+
+
+def _words(query: str) -> set[str]:
+    """The lowercase words of a query, identifiers split: `testLogin` gives test, login."""
+    return {word.lower() for word in _WORD.findall(query)}
+
+
+#: Plain query words that carry no signal in code search; identifiers are never dropped.
+STOPWORDS = frozenset(
+    """a an and any are as at be by can do does for from get give how i if in into is it its
+    me my of on or should so that the their them then there these this to use used using was
+    way we what when where which who why will with would you your""".split()
+)
+
+
+@functools.lru_cache(maxsize=65536)
+def content_words(text: str) -> frozenset[str]:
+    """The words of a query or a name that carry meaning, lowercase, plurals of words longer
+    than four letters made singular: `getUserNames` and "get the user names" both give {user,
+    name}."""
+    words = (word.lower() for word in _WORD.findall(text) if len(word) > 1)
+    return frozenset(singular(word) for word in words if word not in STOPWORDS)
+
+
+def singular(word: str) -> str:
+    """The form a word and its plural share: `cookies` and `cookie` -> cookie, `entries` and
+    `entry` -> entrie (a matching key, not English), `boxes` -> box; short words stay."""
+    if word.endswith("y") and len(word) >= 4 and word[-2] not in "aeiou":
+        return word[:-1] + "ie"
+    if len(word) <= 4 or not word.endswith("s") or word.endswith("ss"):
+        return word
+    if word.endswith("ies"):
+        return word[:-1]
+    if word.endswith(("sses", "xes", "ches", "shes")):
+        return word[:-2]
+    return word[:-1]
+
+
+_TEST_WORDS = frozenset(
+    """test tests testing tested unittest unittests pytest jest spec specs fixture fixtures
+    mock mocks mocking conftest""".split()
+)
+_DOCS_WORDS = frozenset(
+    """doc docs documentation documented readme guide guides tutorial changelog install
+    installation installing faq manual""".split()
+)
+_CONFIG_WORDS = frozenset(
+    "config configs configuration configure settings yaml yml toml json ini env dockerfile"
+    " manifest".split()
+)
+
+
+def wants_tests(query: str) -> bool:
+    """The query asks about tests: test, spec, fixture, mock..."""
+    return not _TEST_WORDS.isdisjoint(_words(query))
+
+
+def wants_docs(query: str) -> bool:
+    """The query asks about documentation: docs, readme, guide, how to install..."""
+    return not _DOCS_WORDS.isdisjoint(_words(query)) or "getting started" in query.lower()
+
+
+def wants_config(query: str) -> bool:
+    """The query asks about configuration: config, settings, yaml, toml..."""
+    return not _CONFIG_WORDS.isdisjoint(_words(query))
+
+
+_SEGMENT_SEPARATOR = re.compile(r"::|->|[.#\\]")
+
+
+def qualified_names(query: str) -> list[tuple[str, ...]]:
+    """The identifiers a query names, each as its segments: `os.path.join()` -> (os, path,
+    join), `Web::Engine` -> (Web, Engine), `Echo#start` -> (Echo, start).
+
+    Every token of a one-token query counts; in a longer query only code-shaped tokens do.
+    """
+    tokens = query.split()
+    if len(tokens) > 1:
+        tokens = [token for token in tokens if _is_code_shaped(token)]
+    names = []
+    for token in tokens:
+        cleaned = re.sub(r"\(.*$", "", token.strip("()[]{}<>,;:'\"`?!"))
+        segments = tuple(s for s in _SEGMENT_SEPARATOR.split(cleaned) if s)
+        if segments and all(re.fullmatch(r"\w+", s) for s in segments):
+            names.append(segments)
+    return names
+
+
+def query_identifiers(query: str) -> list[str]:
+    """The identifiers a query names, last segment of qualified names: `os.path.join()` ->
+    join."""
+    return [segments[-1] for segments in qualified_names(query)]
+
+
+@dataclass(frozen=True, slots=True)
+class QueryIntent:
+    """What a query asks for, worked out once per search."""
+
+    kind: QueryKind
+    tests: bool
+    docs: bool
+    config: bool
+    #: The last segment of each identifier the query names.
+    identifiers: tuple[str, ...]
+    #: Identifiers with more than one segment, as their segments (`Web::Engine`).
+    qualified: tuple[tuple[str, ...], ...] = ()
+    #: The query's `content_words` where names made of them should rise (fused searches for
+    #: words, not for a lone identifier); empty otherwise.
+    words: frozenset[str] = frozenset()
+
+    @classmethod
+    def of(
+        cls,
+        query: str,
+        kind: QueryKind | None = None,
+        *,
+        include_tests: bool | None = None,
+        fused: bool = False,
+    ) -> QueryIntent:
+        """`include_tests` forces tests in (True) or down (False); None asks `wants_tests`.
+        `fused`: both arms ran, so names made of the query's words may rise."""
+        kind = kind or classify_query(query)
+        names = () if kind is QueryKind.NATURAL_LANGUAGE else tuple(qualified_names(query))
+        words_count = fused and kind is not QueryKind.IDENTIFIER
+        return cls(
+            kind=kind,
+            tests=wants_tests(query) if include_tests is None else include_tests,
+            docs=wants_docs(query),
+            config=wants_config(query),
+            identifiers=tuple(segments[-1] for segments in names),
+            qualified=tuple(segments for segments in names if len(segments) > 1),
+            words=content_words(query) if words_count else frozenset(),
+        )

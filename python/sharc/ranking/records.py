@@ -1,0 +1,33 @@
+"""What the ranking stages read about a candidate: plain records, no code."""
+
+from __future__ import annotations
+
+from typing import Protocol, TypeVar
+
+
+class RankedChunk(Protocol):
+    """What ranking reads from a candidate (`sharc.manifest.RankRecord` has it all); an
+    optional `generated: bool` attribute marks generated code the path does not give away."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def symbol(self) -> str: ...
+    @property
+    def fqn(self) -> str: ...
+    @property
+    def tier(self) -> int: ...
+    @property
+    def start_line(self) -> int: ...
+    @property
+    def end_line(self) -> int: ...
+
+
+C = TypeVar("C", bound=RankedChunk)
+
+#: A candidate and its score: every stage takes a list of these and returns a new one.
+Scored = tuple[C, float]
+
+#: Chunk tiers from `sharc._core`: 1 AST code, 2 docs, 3 config, 4 other code.
+TIER_DOCS = 2
+TIER_CONFIG = 3

@@ -1,0 +1,93 @@
+"""Every tunable number of the ranking pipeline, in one settings object."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+#: `score`: convex combination of normalised scores; `rrf`: reciprocal rank fusion.
+FUSION_METHODS = ("score", "rrf")
+
+
+@dataclass(frozen=True, slots=True)
+class RankingSettings:
+    """How the arms are combined per query kind, and every boost and penalty after that.
+
+    Fusion was tuned on dev data with `python -m benches.quality.tune` (MRR@10 over CoSQA dev,
+    the CodeSearchNet-style sets and the hand-written queries); the boosts after it with
+    `python -m benches.quality.repos --split dev` on the repository benchmark. No
+    natural-language keyword share wins everywhere alone: CoSQA's short web queries want
+    little, repository questions more; lifting the chunks whose names are made of the query's
+    words (`name_words_lift`) gives the repository questions what a larger share gave them.
+    """
+
+    #: One of `FUSION_METHODS`.
+    method: str = "score"
+    #: The keyword arm's share of the fused score per query kind, 0-1; vectors get the rest.
+    identifier_keyword: float = 0.7
+    natural_keyword: float = 0.23
+    mixed_keyword: float = 0.5
+    #: The RRF constant (method `rrf` only): larger flattens the difference between ranks.
+    k: int = 20
+    #: Score fusion: each arm's scores are scaled so its best hit is 1 and its hit at this
+    #: rank (or its last, if fewer) is 0.
+    floor_rank: int = 100
+
+    # -- boosts: what the query names ------------------------------------------------------
+    #: For the chunk that defines the identifier the query names (a case-insensitive match
+    #: gets half the lift).
+    symbol_match_factor: float = 1.6
+    #: On top of that, when the chunk's qualified name ends with the query's qualified name
+    #: (`Web::Engine`, `os.path.join`).
+    qualified_match_factor: float = 1.0
+    #: On top of a symbol match, when the chunk's file is named after the symbol
+    #: (`engine.rb` for `Engine`): the defining file of a class reopened elsewhere.
+    definition_file_factor: float = 1.0
+    #: Fused searches only: a chunk whose symbol name is made of the query's words
+    #: (`betweenness_centrality` for "betweenness centrality of nodes") rises by up to this
+    #: fraction (`name_words_match`).
+    name_words_lift: float = 0.3
+    #: Searches for words: a chunk whose file or directory is named by the query's words
+    #: (`cookies.py` for "cookie handling") rises by up to this fraction.
+    path_words_lift: float = 0.0
+
+    # -- file coherence --------------------------------------------------------------------
+    #: The best chunk of a file with several other relevant chunks rises by up to this
+    #: fraction (`coherence`); 0 turns the stage off.
+    coherence_lift: float = 0.0
+    #: How many of a file's other chunks count as its evidence.
+    coherence_chunks: int = 4
+
+    # -- penalties: unless the query asks for that kind of file ----------------------------
+    test_factor: float = 0.6
+    generated_factor: float = 0.5
+    vendored_factor: float = 0.5
+    docs_factor: float = 0.75
+    config_factor: float = 0.75
+    #: A chunk of at most `fragment_lines` lines (a one-line alias, constant or delegating
+    #: method) that the query does not name is multiplied by this.
+    fragment_factor: float = 1.0
+    fragment_lines: int = 2
+
+    def __post_init__(self) -> None:
+        if self.method not in FUSION_METHODS:
+            raise ValueError(f"fusion method must be one of {FUSION_METHODS}, got {self.method!r}")
+        shares = (self.identifier_keyword, self.natural_keyword, self.mixed_keyword)
+        if not all(0.0 <= share <= 1.0 for share in shares):
+            raise ValueError(f"keyword shares must lie in 0-1, got {shares}")
+        lifts = (self.name_words_lift, self.path_words_lift, self.coherence_lift)
+        if min(lifts) < 0.0:
+            raise ValueError(f"lifts must not be negative, got {lifts}")
+
+    def plain(self) -> RankingSettings:
+        """These settings with fusion only: every boost and penalty neutral (for ablations)."""
+        neutral = {
+            field.name: 1.0
+            for field in dataclasses.fields(self)
+            if field.name.endswith("_factor")
+        }
+        lifts = {"name_words_lift": 0.0, "path_words_lift": 0.0, "coherence_lift": 0.0}
+        return dataclasses.replace(self, **neutral, **lifts)
+
+
+DEFAULT_SETTINGS = RankingSettings()
