@@ -1,7 +1,8 @@
 """Turn files into chunks: tree-sitter symbols in Rust (tier 1), text splitting here (tiers 2-4).
 
 Every failure is the failing file's own: a file that cannot be read, or that a chunker raises
-or panics on, comes back with `error` set and the other files are chunked as usual.
+or panics on, comes back with `error` set and the other files are chunked as usual. Given an
+`EmbedPolicy`, each file is also judged (`sharc.embed_policy`): which of its chunks get no vector.
 """
 
 from __future__ import annotations
@@ -9,11 +10,12 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from sharc import _core
 from sharc._core import Chunk, WalkedFile
+from sharc.embed_policy import EmbedPolicy, KeywordOnly, judge_file
 from sharc.textsplit import split_text_file
 
 log = logging.getLogger(__name__)
@@ -28,7 +30,8 @@ class ChunkedFile:
 
     `error`: the file could not be chunked (a failure; what was indexed for it before should
     stay, and the next update tries again). `skipped`: its content is not indexed (binary),
-    a decision rather than a failure.
+    a decision rather than a failure. `keyword_only`: chunks the embedding policy leaves
+    without a vector, and why (only when chunked with a policy).
     """
 
     path: str
@@ -39,6 +42,7 @@ class ChunkedFile:
     syntax_errors: list[str] = field(default_factory=list)
     error: str | None = None
     skipped: str | None = None
+    keyword_only: KeywordOnly | None = None
 
 
 def chunk_files(
@@ -46,13 +50,20 @@ def chunk_files(
     files: Sequence[WalkedFile],
     *,
     max_chars: int = MAX_CODE_CHARS,
+    policy: EmbedPolicy | None = None,
 ) -> list[ChunkedFile]:
-    """Chunk walked files in input order. Per-file problems land in `error`, never raise."""
+    """Chunk walked files in input order. Per-file problems land in `error`, never raise.
+
+    With a `policy`, each file's `keyword_only` says which of its chunks are not to be embedded.
+    """
     root = Path(root)
-    return [
-        _split_if_text(root, walked, chunked)
-        for walked, chunked in zip(files, _chunk_natively(root, files, max_chars))
-    ]
+    results = []
+    for walked, native in zip(files, _chunk_natively(root, files, max_chars)):
+        text, chunked = _split_if_text(root, walked, native)
+        if policy is not None and chunked.error is None and chunked.chunks:
+            chunked = _judge(root, walked, text, chunked, policy)
+        results.append(chunked)
+    return results
 
 
 def _chunk_natively(
@@ -75,10 +86,11 @@ def _chunk_natively(
 
 def _split_if_text(
     root: Path, walked: WalkedFile, chunked: _core.FileChunks | str
-) -> ChunkedFile:
+) -> tuple[str | None, ChunkedFile]:
+    """The file's chunks, and its text where this read it (tiers 2-4)."""
     if isinstance(chunked, str):
-        return ChunkedFile(walked.path, walked.language, walked.tier, "", error=chunked)
-    chunks, error = list(chunked.chunks), chunked.error
+        return None, ChunkedFile(walked.path, walked.language, walked.tier, "", error=chunked)
+    chunks, error, text = list(chunked.chunks), chunked.error, None
     if walked.tier != AST_TIER and error is None and chunked.skipped is None:
         try:
             text = (root / walked.path).read_bytes().decode("utf-8", errors="replace")
@@ -87,7 +99,7 @@ def _split_if_text(
             error = f"cannot read: {exc.strerror or exc}"
         except Exception as exc:  # noqa: BLE001 - a splitter bug is this file's failure
             error = f"the text splitter failed on this file: {_describe(exc)}"
-    return ChunkedFile(
+    return text, ChunkedFile(
         path=walked.path,
         language=walked.language,
         tier=walked.tier,
@@ -97,6 +109,19 @@ def _split_if_text(
         error=error,
         skipped=chunked.skipped,
     )
+
+
+def _judge(
+    root: Path, walked: WalkedFile, text: str | None, chunked: ChunkedFile, policy: EmbedPolicy
+) -> ChunkedFile:
+    """`chunked` with the policy's verdict (the file is read again if the core chunked it)."""
+    if text is None:
+        try:
+            text = (root / walked.path).read_bytes().decode("utf-8", errors="replace")
+        except OSError as exc:
+            return replace(chunked, error=f"cannot read: {exc.strerror or exc}")
+    verdict = judge_file(walked.path, walked.size, text, chunked.chunks, policy)
+    return replace(chunked, keyword_only=verdict) if verdict else chunked
 
 
 def _describe(error: BaseException) -> str:

@@ -46,6 +46,7 @@ def _parser() -> argparse.ArgumentParser:
     files.add_argument("path", help="the repository root")
     files.add_argument("--skipped", action="store_true", help="also list skipped files and why")
     _add_walk_options(files)
+    _add_embed_options(files)
     files.add_argument("--json", action="store_true", help="print JSON lines")
     files.set_defaults(run=_files)
 
@@ -77,16 +78,34 @@ def _add_walk_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_embed_options(parser: argparse.ArgumentParser) -> None:
+    from sharc.embed_policy import RULES
+
+    parser.add_argument(
+        "--embed-anyway", action="append", default=None, metavar="RULE",
+        choices=(*RULES, "all", "none"),
+        help="embed the files this rule keeps keyword-only (repeatable): "
+        + ", ".join(RULES) + ", all, or none (every rule on; the default)",
+    )
+    parser.add_argument(
+        "--max-embedded-per-file", type=int, default=None, metavar="N",
+        help="embed at most N chunks of a file, the rest keyword-only (default 1000)",
+    )
+
+
 def _add_index_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     try:
         from sharc import cli_index
     except ImportError:  # pragma: no cover - the index layer is part of the package
         return
-    cli_index.add_commands(commands, _add_walk_options)
+    cli_index.add_commands(commands, _add_walk_options, _add_embed_options)
 
 
 def _files(args: argparse.Namespace) -> int:
-    """List the files sharc would index under PATH, with tier, language and size."""
+    """List the files sharc would index under PATH, with tier, language and size, and why a
+    file is searchable by keyword only (minified, generated, vendored, ...: not embedded)."""
+    from sharc.chunking import chunk_files
+    from sharc.embed_policy import judge_path, policy_from_settings
     from sharc.files import walk
 
     started = time.perf_counter()
@@ -97,14 +116,35 @@ def _files(args: argparse.Namespace) -> int:
         max_file_size=args.max_file_size,
         report_ignored=args.skipped,
     )
+    policy = policy_from_settings(
+        None, off=args.embed_anyway, max_chunks_per_file=args.max_embedded_per_file
+    )
+    # Judged as an update judges them: by path, then by content and chunk count (read and
+    # chunked only when the path does not decide).
+    keyword_only: dict[str, str] = {}
+    undecided = []
+    for file in result.files:
+        if by_path := judge_path(file.path, file.size, policy):
+            keyword_only[file.path] = by_path[1]
+        else:
+            undecided.append(file)
+    for start in range(0, len(undecided), 256):
+        for chunked in chunk_files(result.root, undecided[start : start + 256], policy=policy):
+            if chunked.keyword_only is not None:
+                keyword_only[chunked.path] = chunked.keyword_only.reason
     elapsed = time.perf_counter() - started
     out = sys.stdout
     for file in result.files:
+        reason = keyword_only.get(file.path)
         if args.json:
             out.write(json.dumps({"path": file.path, "tier": file.tier,
-                                  "language": file.language, "size": file.size}) + "\n")
+                                  "language": file.language, "size": file.size,
+                                  "keyword_only": reason}) + "\n")
         else:
-            out.write(f"{file.tier}  {file.language:<11} {_size(file.size):>8}  {file.path}\n")
+            note = f"  (keyword-only: {reason})" if reason else ""
+            out.write(
+                f"{file.tier}  {file.language:<11} {_size(file.size):>8}  {file.path}{note}\n"
+            )
     if args.skipped:
         for skip in result.skipped:
             if args.json:
@@ -114,8 +154,9 @@ def _files(args: argparse.Namespace) -> int:
                 out.write(f"-  {'skipped':<11} {'':>8}  {skip.path}  ({skip.detail})\n")
     total = sum(file.size for file in result.files)
     _message(
-        f"{len(result.files)} files ({_size(total)}) to index, {len(result.skipped)} skipped,"
-        f" in {elapsed * 1000:.0f} ms" + ("" if args.skipped else "; --skipped lists them")
+        f"{len(result.files)} files ({_size(total)}) to index, {len(keyword_only)} of them"
+        f" keyword-only; {len(result.skipped)} skipped; in {elapsed * 1000:.0f} ms"
+        + ("" if args.skipped else "; --skipped lists them")
     )
     return 0
 

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 def add_commands(
     commands: argparse._SubParsersAction,  # type: ignore[type-arg]
     add_walk_options: Callable[[argparse.ArgumentParser], None],
+    add_embed_options: Callable[[argparse.ArgumentParser], None],
 ) -> None:
     index = commands.add_parser(
         "index", help="build or refresh the index of a repository", description=_doc(_index)
@@ -28,6 +29,7 @@ def add_commands(
     index.add_argument("--force", action="store_true", help="rebuild from scratch")
     index.add_argument("--keyword-only", action="store_true",
                        help="skip embeddings (keyword search only; fast)")
+    add_embed_options(index)
     _add_index_options(index)
     index.set_defaults(run=_index)
 
@@ -91,6 +93,8 @@ def _index(args: argparse.Namespace) -> int:
         ignore_patterns=args.ignore,
         custom_extensions=args.ext,
         max_file_size=args.max_file_size if args.max_file_size != 1_000_000 else None,
+        embed_anyway=args.embed_anyway,
+        max_embedded_per_file=args.max_embedded_per_file,
     )
     bar = _ProgressBar()
     report = index.update(progress=bar, embed=not args.keyword_only, force=args.force)
@@ -100,7 +104,8 @@ def _index(args: argparse.Namespace) -> int:
         f"indexed {stats.root}: {stats.files} files, {stats.chunks} chunks"
         f" ({report.files_added} added, {report.files_changed} changed,"
         f" {report.files_deleted} deleted, {report.files_unchanged} unchanged;"
-        f" {report.chunks_embedded} chunks embedded) in {report.elapsed:.1f} s;"
+        f" {report.chunks_embedded} chunks embedded; {stats.keyword_only_chunks} keyword-only"
+        f" by policy in {stats.keyword_only_files} files) in {report.elapsed:.1f} s;"
         f" {len(report.skipped)} files skipped, {len(report.failed)} failed;"
         f" index {stats.size_bytes / 1e6:.1f} MB at {stats.index_dir}"
     )
@@ -141,7 +146,7 @@ def _search(args: argparse.Namespace) -> int:
 
 
 def _status(args: argparse.Namespace) -> int:
-    """Show files, chunks, embedded chunks, model, size and last update of an index."""
+    """Show files, chunks, embedded and keyword-only chunks, model, size and last update."""
     stats = _open(args).stats()
     if args.json:
         sys.stdout.write(json.dumps(stats.__dict__) + "\n")
@@ -152,7 +157,9 @@ def _status(args: argparse.Namespace) -> int:
         f"root:      {stats.root}\n"
         f"index:     {stats.index_dir}\n"
         f"files:     {stats.files}\n"
-        f"chunks:    {stats.chunks} ({stats.embedded_chunks} embedded)\n"
+        f"chunks:    {stats.chunks} ({stats.embedded_chunks} embedded,"
+        f" {stats.keyword_only_chunks} keyword-only by policy"
+        f" in {stats.keyword_only_files} files)\n"
         f"model:     {stats.model or '-'} ({stats.embedding_mode or '-'})\n"
         f"size:      {stats.size_bytes / 1e6:.1f} MB\n"
         f"updated:   {last}\n"

@@ -17,7 +17,14 @@ A chunk's vector key is derived from its id and its text, so a key in usearch al
 vector of the text the manifest has: bringing usearch in line is a difference of key sets
 (`_sync_vectors`). New vectors are journaled in the manifest until a saved usearch file holds
 them; a vector whose text is still in usearch under another key (moved or duplicated code) is
-copied from there instead of recomputed.
+copied from there instead of recomputed. A vector key leaves out the chunk's own path (its header
+names it), so copies of a file share their vectors: each distinct vector key meets the model
+once per index, and its vector is given to every chunk that has it.
+
+Not every chunk gets a vector: the embedding policy (`sharc.embed_policy`) keeps minified,
+generated, vendored and data files, and the chunks of a file beyond its budget, keyword-only.
+The manifest records which (and why); "every chunk key" above means every chunk key the policy
+embeds. The index remembers its policy and judges its files again when it changes.
 """
 
 from __future__ import annotations
@@ -36,6 +43,7 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 import numpy as np
 
 from sharc.chunking import ChunkedFile, chunk_files
+from sharc.embed_policy import EmbedPolicy, policy_from_settings
 from sharc.errors import CancelledError, IndexCorruptError, NotIndexedError
 from sharc.files import WalkSettings, walk
 from sharc.locking import WriterLock
@@ -101,6 +109,9 @@ class UpdateReport:
     chunks_removed: int = 0
     chunks_embedded: int = 0
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    #: Files chunked this time whose chunks (all, or those over the budget) the embedding
+    #: policy keeps from the model, with why: they are searchable by keyword only.
+    keyword_only: list[tuple[str, str]] = field(default_factory=list)
     #: Files that failed this time, with why: what was indexed for them before stays as it was
     #: (chunks or vectors) and the next update tries them again. Each is in `errors` too.
     failed: list[tuple[str, str]] = field(default_factory=list)
@@ -122,6 +133,9 @@ class IndexStats:
     files: int
     chunks: int
     embedded_chunks: int
+    #: Chunks the embedding policy keeps from the model (no vector by design), and their files.
+    keyword_only_chunks: int
+    keyword_only_files: int
     model: str
     embedding_mode: str
     size_bytes: int
@@ -213,6 +227,8 @@ class Index:
         model: str | None = None,
         embedding_mode: EmbeddingMode | None = None,
         walk_settings: WalkSettings | None = None,
+        embed_anyway: Collection[str] | None = None,
+        max_embedded_per_file: int | None = None,
         device: str = "auto",
     ) -> None:
         self.root = root
@@ -220,6 +236,10 @@ class Index:
         self._model_name = model
         self._embedding_mode = embedding_mode
         self._walk_settings = walk_settings
+        self._embed_anyway = embed_anyway
+        self._max_embedded_per_file = max_embedded_per_file
+        # Bad rule names fail here, not in the middle of an update.
+        policy_from_settings(None, off=embed_anyway, max_chunks_per_file=max_embedded_per_file)
         self._device = device
         self._embedder: Embedder | None = None
         self._embedder_lock = threading.Lock()
@@ -246,12 +266,17 @@ class Index:
         ignore_patterns: Sequence[str] = (),
         custom_extensions: Sequence[str] = (),
         max_file_size: int | None = None,
+        embed_anyway: Collection[str] | None = None,
+        max_embedded_per_file: int | None = None,
         device: str = "auto",
     ) -> Index:
         """Open (without building) the index of `root`. `update()` builds or refreshes it.
 
         `model` is a directory holding model.onnx + tokenizer.json + sharc-model.json (None: the
-        bundled all-MiniLM-L6-v2). Settings given here are remembered by the index.
+        bundled all-MiniLM-L6-v2). Minified, generated, lockfile, data, source-map, snapshot and
+        vendored files, and the chunks of a file beyond `max_embedded_per_file` (default 1000),
+        are searchable by keyword only; `embed_anyway` names the rules to turn off (`"all"`, or
+        `()` for none). Settings given here are remembered by the index (None: as remembered).
         """
         root_path = Path(root).expanduser()
         if not root_path.exists():
@@ -273,6 +298,8 @@ class Index:
             model=model,
             embedding_mode=embedding_mode,
             walk_settings=settings,
+            embed_anyway=embed_anyway,
+            max_embedded_per_file=max_embedded_per_file,
             device=device,
         )
 
@@ -301,6 +328,14 @@ class Index:
                 int(stored.get("max_file_size", WalkSettings().max_file_size)),  # type: ignore[arg-type]
             )
         return model, mode, walk_settings  # type: ignore[return-value]
+
+    def _resolve_embed_policy(self, manifest: Manifest) -> EmbedPolicy:
+        stored = self._stored_settings(manifest).get("embed_policy")
+        return policy_from_settings(
+            stored,  # type: ignore[arg-type]
+            off=self._embed_anyway,
+            max_chunks_per_file=self._max_embedded_per_file,
+        )
 
     def embedder(self) -> Embedder:
         """The embedding model, loaded once (it takes a second)."""
@@ -360,6 +395,7 @@ class Index:
         hold: frozenset[str],
     ) -> UpdateReport:
         model, mode, walk_settings = self._resolve_settings(manifest)
+        policy = self._resolve_embed_policy(manifest)
         # Before the model loads (a second): a search arriving now finds a keyword index.
         self._open_keyword(writable=True).close()
         embedder = self._embedder_for(model) if embed else None
@@ -373,7 +409,12 @@ class Index:
             # Another model or vector mode: every chunk gets a new vector key, so every file
             # is chunked again (cheap) and embedded again (unavoidable).
             manifest.forget_files()
-        self._save_settings(manifest, model, model_id, mode, walk_settings)
+        if stored.get("embed_policy") != policy.as_settings():
+            # Another policy (or an index from before it): every file is chunked and judged
+            # again; only the files whose verdict changed are touched, and only their chunks
+            # whose verdict changed gain or lose a vector.
+            manifest.expire_file_stats()
+        self._save_settings(manifest, model, model_id, mode, walk_settings, policy)
         keyword = self._open_keyword(writable=True)
         vectors = self._open_vectors_for_write(embedder, manifest)
         result = UpdateReport()
@@ -399,8 +440,8 @@ class Index:
 
             try:
                 removed, rekeyed = self._sync_chunks(
-                    manifest, walked.files, model_id, mode, result, report, is_cancelled, hold,
-                    stream,
+                    manifest, walked.files, model_id, mode, policy, result, report, is_cancelled,
+                    hold, stream,
                 )
             except BaseException:
                 keyword.rollback()
@@ -447,11 +488,13 @@ class Index:
         model_id: str,
         mode: EmbeddingMode,
         walk_settings: WalkSettings,
+        policy: EmbedPolicy,
     ) -> None:
         settings = {
             "model": model,
             "model_id": model_id,
             "embedding_mode": mode,
+            "embed_policy": policy.as_settings(),
             "ignore_patterns": list(walk_settings.ignore_patterns),
             "custom_extensions": list(walk_settings.custom_extensions),
             "max_file_size": walk_settings.max_file_size,
@@ -466,6 +509,7 @@ class Index:
         files: Sequence[object],
         model_id: str,
         mode: EmbeddingMode,
+        policy: EmbedPolicy,
         result: UpdateReport,
         report: Callable[..., None],
         is_cancelled: CancelCheck,
@@ -500,7 +544,7 @@ class Index:
                 batch = to_chunk[start : start + CHUNK_BATCH_FILES]
                 added: list[ChunkRecord] = []
                 fresh: set[str] = set()
-                for walked, chunked in zip(batch, chunk_files(self.root, batch)):
+                for walked, chunked in zip(batch, chunk_files(self.root, batch, policy=policy)):
                     self._store_file(
                         manifest, walked, chunked, manifest.file(walked.path), model_id, mode,
                         result, removed, rekeyed, added, fresh,
@@ -538,7 +582,12 @@ class Index:
             return
         if chunked.skipped:
             result.skipped.append((chunked.path, chunked.skipped))
-        if previous is not None and previous.content_hash == chunked.content_hash:
+        verdict = chunked.keyword_only
+        if (
+            previous is not None
+            and previous.content_hash == chunked.content_hash
+            and manifest.keyword_only_reason(chunked.path) == (verdict and verdict.reason)
+        ):
             manifest.touch_file(chunked.path, size, mtime_ns)
             result.files_unchanged += 1
             return
@@ -554,13 +603,20 @@ class Index:
         gone = [old[i] for i in old if i not in new_ids]
         manifest.delete_chunks([r.id for r in gone])
         removed.extend(RemovedChunk(r.id, r.key, r.vector_key) for r in gone)
-        changed = [r for r in records if r.id not in old or old[r.id] != r]
+        rules = {i: verdict.rule for i in verdict.chunk_ids} if verdict else {}
+        old_rules = manifest.keyword_only_rules_of(chunked.path) if old else {}
+        changed = [
+            r for r in records
+            if r.id not in old or old[r.id] != r or old_rules.get(r.id) != rules.get(r.id)
+        ]
         rekeyed.extend(
-            RemovedChunk(r.id, old[r.id].key, old[r.id].vector_key)
+            _retired(old[r.id], r, chunked.content_hash, model_id, mode)
             for r in changed
             if r.id in old and old[r.id].key != r.key
         )
-        manifest.put_chunks(changed)
+        manifest.put_chunks(changed, rules)
+        if verdict:
+            result.keyword_only.append((chunked.path, verdict.reason))
         added.extend(changed)
         fresh.update(r.id for r in changed if r.id not in old)
         result.chunks_added += sum(1 for r in records if r.id not in old)
@@ -575,7 +631,8 @@ class Index:
                 tier=chunked.tier,
                 error=chunked.skipped,
                 syntax_errors=len(chunked.syntax_errors),
-            )
+            ),
+            keyword_only=verdict.reason if verdict else None,
         )
 
     # -- derived stores --------------------------------------------------------------------
@@ -658,13 +715,14 @@ class Index:
         report: Callable[..., None],
         is_cancelled: CancelCheck,
     ) -> None:
-        """Make usearch hold one vector for each chunk key of the manifest, and nothing else.
+        """Make usearch hold one vector for each chunk key the policy embeds, and nothing else.
 
         Missing vectors come from the journal (work done before a crash), then from usearch
         itself where the same text sits under another key (`retired` chunks: moved, re-keyed
-        or duplicated code), and only then from the model. Keys no chunk has go.
+        or duplicated code), and only then from the model. Keys no embedded chunk has go
+        (keyword-only chunks included).
         """
-        truth = np.fromiter(manifest.chunk_keys(), dtype=np.uint64)
+        truth = np.fromiter(manifest.embeddable_keys(), dtype=np.uint64)
         present = vectors.keys()
         missing = np.setdiff1d(truth, present)
         stale = np.setdiff1d(present, truth)
@@ -749,6 +807,10 @@ class Index:
         report: Callable[..., None],
         is_cancelled: CancelCheck,
     ) -> None:
+        """Embed each distinct vector key of `pending` once; every chunk key that has it gets
+        the vector. A batch is journaled (by vector key, so for all its copies) before usearch."""
+        copies = _copies_of(manifest, pending)
+        pending = [place for place in pending if place.key not in copies.followers]
         total = len(pending)
         done = 0
         last_save = time.monotonic()
@@ -765,7 +827,8 @@ class Index:
             if batch:
                 manifest.put_vectors([r.vector_key for r in batch], matrix)
                 manifest.commit()
-                vectors.upsert(np.array([r.key for r in batch], dtype=np.uint64), matrix)
+                keys, rows = copies.spread([r.key for r in batch])
+                vectors.upsert(np.array(keys, dtype=np.uint64), matrix[rows])
             done += len(records)
             result.chunks_embedded += len(batch)
             report("embedding", chunks_done=done, chunks_total=total)
@@ -1001,6 +1064,7 @@ class Index:
     def stats(self) -> IndexStats:
         manifest = self._reader_manifest()
         files, chunks = manifest.counts()
+        keyword_only_files, keyword_only_chunks = manifest.keyword_only_counts()
         settings = self._stored_settings(manifest)
         last = manifest.get_meta("last_update")
         return IndexStats(
@@ -1009,6 +1073,8 @@ class Index:
             files=files,
             chunks=chunks,
             embedded_chunks=self._count_embedded(manifest),
+            keyword_only_chunks=keyword_only_chunks,
+            keyword_only_files=keyword_only_files,
             model=str(settings.get("model_id", "")),
             embedding_mode=str(settings.get("embedding_mode", "")),
             size_bytes=_directory_size(self.index_dir),
@@ -1074,19 +1140,27 @@ def _unique(chunks: Sequence[Chunk]) -> list[Chunk]:
     return unique
 
 
-def _record(chunk: Chunk, file_hash: str, model_id: str, mode: EmbeddingMode) -> ChunkRecord:
-    from sharc.vectors import key_of
-
-    text = chunk.header + chunk.code
+def _vector_key(
+    text: str, file_hash: str, start_line: int, end_line: int, model_id: str, mode: EmbeddingMode
+) -> str:
     if mode == "independent":
         material = f"{model_id}\0{mode}\0{text}"
     else:
         # A late vector depends on the whole file around the chunk.
-        material = f"{model_id}\0{mode}\0{text}\0{file_hash}\0{chunk.start_line}:{chunk.end_line}"
-    vector_key = hashlib.blake2b(material.encode(), digest_size=16).hexdigest()
+        material = f"{model_id}\0{mode}\0{text}\0{file_hash}\0{start_line}:{end_line}"
+    return hashlib.blake2b(material.encode(), digest_size=16).hexdigest()
+
+
+def _record(chunk: Chunk, file_hash: str, model_id: str, mode: EmbeddingMode) -> ChunkRecord:
+    from sharc.vectors import key_of
+
+    # Without the path its header names: copies of a file share their vectors (the vector
+    # was made with one copy's path). The key below has the id, and so the path.
+    text = chunk.header.replace(chunk.path, "") + chunk.code
+    vector_key = _vector_key(text, file_hash, chunk.start_line, chunk.end_line, model_id, mode)
     return ChunkRecord(
         id=chunk.id,
-        # The id and the text: a key in usearch always holds the vector of this very text.
+        # The id and the text: a key in usearch always holds the vector of this text.
         key=key_of(f"{chunk.id}\0{vector_key}"),
         path=chunk.path,
         language=chunk.language,
@@ -1100,6 +1174,47 @@ def _record(chunk: Chunk, file_hash: str, model_id: str, mode: EmbeddingMode) ->
         code=chunk.code,
         vector_key=vector_key,
     )
+
+
+def _retired(
+    old: ChunkRecord, new: ChunkRecord, file_hash: str, model_id: str, mode: EmbeddingMode
+) -> RemovedChunk:
+    """The old key of a chunk whose key changed. When its text did not change (its vector key
+    was made with the path, as before copies shared vectors), its vector serves the new key."""
+    with_path = _vector_key(
+        new.header + new.code, file_hash, new.start_line, new.end_line, model_id, mode
+    )
+    vector_key = new.vector_key if old.vector_key == with_path else old.vector_key
+    return RemovedChunk(old.id, old.key, vector_key)
+
+
+@dataclass(frozen=True)
+class _Copies:
+    """Chunks waiting for the same vector: the first of each group is embedded, the others
+    (its followers) get its vector."""
+
+    followers_of: dict[int, list[int]]
+    followers: frozenset[int]
+
+    def spread(self, keys: Sequence[int]) -> tuple[list[int], list[int]]:
+        """`keys` and their followers, with the row of `keys` each takes its vector from."""
+        spread_keys, rows = list(keys), list(range(len(keys)))
+        for row, key in enumerate(keys):
+            for follower in self.followers_of.get(key, ()):
+                spread_keys.append(follower)
+                rows.append(row)
+        return spread_keys, rows
+
+
+def _copies_of(manifest: Manifest, pending: Sequence[ChunkPlace]) -> _Copies:
+    waiting = {place.key for place in pending}
+    followers_of: dict[int, list[int]] = {}
+    for group in manifest.keys_sharing_vectors():
+        keys = [key for key in group if key in waiting]
+        if len(keys) > 1:
+            followers_of[keys[0]] = keys[1:]
+    followers = frozenset(key for keys in followers_of.values() for key in keys)
+    return _Copies(followers_of, followers)
 
 
 def _keyword_doc(record: ChunkRecord):  # type: ignore[no-untyped-def]

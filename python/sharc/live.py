@@ -630,7 +630,10 @@ class LiveIndex:
                 "files_done": stats.files,
                 "files_total": stats.files,
                 "chunks_done": stats.embedded_chunks if self.embed else stats.chunks,
-                "chunks_total": stats.chunks,
+                # Keyword-only chunks (by the embedding policy) are never embedded.
+                "chunks_total": (
+                    stats.chunks - stats.keyword_only_chunks if self.embed else stats.chunks
+                ),
             }
         if stats is not None and stats.last_update:
             # Another process may have synced later than this one.

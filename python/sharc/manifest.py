@@ -10,6 +10,11 @@ new vectors is committed here before it goes into usearch, and the rows are drop
 usearch file holds them, so a crash costs no embedding work and the index keeps one copy of each
 vector. (Manifests written before the journal kept every vector here, as a cache; the next
 update turns theirs into a journal.)
+
+A chunk the embedding policy leaves without a vector has its rule in `chunks.keyword_only`, and
+its file the reason in `files.keyword_only` (`sharc.embed_policy`); NULL means embedded. Manifests
+written before the policy get both columns, empty, when a writer opens them (readers do without);
+the index then judges their files again on its next update.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple, TypeVar
@@ -46,7 +51,8 @@ CREATE TABLE IF NOT EXISTS files (
     language TEXT NOT NULL,
     tier INTEGER NOT NULL,
     error TEXT,
-    syntax_errors INTEGER NOT NULL DEFAULT 0
+    syntax_errors INTEGER NOT NULL DEFAULT 0,
+    keyword_only TEXT
 );
 CREATE TABLE IF NOT EXISTS chunks (
     id TEXT PRIMARY KEY,
@@ -61,7 +67,8 @@ CREATE TABLE IF NOT EXISTS chunks (
     end_line INTEGER NOT NULL,
     header TEXT NOT NULL,
     code TEXT NOT NULL,
-    vector_key TEXT NOT NULL
+    vector_key TEXT NOT NULL,
+    keyword_only TEXT
 );
 CREATE INDEX IF NOT EXISTS chunks_path ON chunks (path);
 CREATE INDEX IF NOT EXISTS chunks_vector_key ON chunks (vector_key);
@@ -130,6 +137,7 @@ class RankRecord:
     path: str
     language: str
     tier: int
+    kind: str
     symbol: str
     fqn: str
     start_line: int
@@ -160,6 +168,7 @@ class Manifest:
                 # before the first table exists; older manifests get it from `compact`).
                 connection.execute("PRAGMA auto_vacuum=INCREMENTAL")
                 connection.executescript(_SCHEMA)
+                self._add_policy_columns(connection)
                 version = self.get_meta("format_version")
                 if version is None:
                     self.set_meta("format_version", str(FORMAT_VERSION))
@@ -197,6 +206,19 @@ class Manifest:
                 ) from error
             self._local.connection = connection
         return connection
+
+    @staticmethod
+    def _add_policy_columns(connection: sqlite3.Connection) -> None:
+        """Give a manifest from before the embedding policy its `keyword_only` columns."""
+        for table in ("files", "chunks"):
+            columns = {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}
+            if "keyword_only" not in columns:
+                connection.execute(f"ALTER TABLE {table} ADD COLUMN keyword_only TEXT")
+        connection.commit()
+
+    def _has_policy_columns(self) -> bool:
+        columns = {row[1] for row in self._connection().execute("PRAGMA table_info(chunks)")}
+        return "keyword_only" in columns
 
     def _check_version(self) -> None:
         try:
@@ -278,16 +300,30 @@ class Manifest:
         rows = self._connection().execute(f"SELECT {_FILE_COLUMNS} FROM files")
         return {row[0]: FileRecord(*row) for row in rows}
 
-    def put_file(self, record: FileRecord) -> None:
+    def put_file(self, record: FileRecord, *, keyword_only: str | None = None) -> None:
+        """Store a file; `keyword_only`: why (some of) its chunks have no vector."""
         self._connection().execute(
-            f"INSERT OR REPLACE INTO files ({_FILE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT OR REPLACE INTO files ({_FILE_COLUMNS}, keyword_only)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (record.path, record.size, record.mtime_ns, record.content_hash, record.language,
-             record.tier, record.error, record.syntax_errors),
+             record.tier, record.error, record.syntax_errors, keyword_only),
         )
 
     def forget_files(self) -> None:
         """Make every file look new to the next sync (its chunks stay until replaced)."""
         self._connection().execute("DELETE FROM files")
+
+    def expire_file_stats(self) -> None:
+        """Make every file look changed to the next sync: it is read and chunked again (and
+        stays as it is if its content and its verdict are the same)."""
+        self._connection().execute("UPDATE files SET mtime_ns = -1")
+
+    def keyword_only_reason(self, path: str) -> str | None:
+        """Why the policy keeps (some) chunks of `path` from the model; None: it does not."""
+        row = self._connection().execute(
+            "SELECT keyword_only FROM files WHERE path = ?", (path,)
+        ).fetchone()
+        return None if row is None else row[0]
 
     def touch_file(self, path: str, size: int, mtime_ns: int) -> None:
         self._connection().execute(
@@ -315,16 +351,30 @@ class Manifest:
         )
         return {row[0]: _chunk_record(*row) for row in rows}
 
-    def put_chunks(self, records: Sequence[ChunkRecord]) -> None:
+    def put_chunks(
+        self, records: Sequence[ChunkRecord], keyword_only: Mapping[str, str] | None = None
+    ) -> None:
+        """Store chunks; `keyword_only` maps the ids of those left without a vector to the
+        policy rule that says so."""
+        rules = keyword_only or {}
         self._connection().executemany(
-            f"INSERT OR REPLACE INTO chunks ({_CHUNK_COLUMNS})"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT OR REPLACE INTO chunks ({_CHUNK_COLUMNS}, keyword_only)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 (r.id, r.key, r.path, r.language, r.tier, r.kind, r.symbol, r.fqn,
-                 r.start_line, r.end_line, r.header, _pack_code(r.code), r.vector_key)
+                 r.start_line, r.end_line, r.header, _pack_code(r.code), r.vector_key,
+                 rules.get(r.id))
                 for r in records
             ],
         )
+
+    def keyword_only_rules_of(self, path: str) -> dict[str, str]:
+        """`{chunk id: rule}` for the chunks of `path` that are keyword-only by policy."""
+        rows = self._connection().execute(
+            "SELECT id, keyword_only FROM chunks WHERE path = ? AND keyword_only IS NOT NULL",
+            (path,),
+        )
+        return dict(rows.fetchall())
 
     def delete_chunks(self, ids: Iterable[str]) -> None:
         self._connection().executemany("DELETE FROM chunks WHERE id = ?", [(i,) for i in ids])
@@ -388,6 +438,39 @@ class Manifest:
 
     def chunk_keys(self) -> set[int]:
         return {row[0] for row in self._connection().execute("SELECT key FROM chunks")}
+
+    def embeddable_keys(self) -> set[int]:
+        """The keys of the chunks that are to have a vector (not keyword-only by policy)."""
+        rows = self._connection().execute("SELECT key FROM chunks WHERE keyword_only IS NULL")
+        return {row[0] for row in rows}
+
+    def keys_sharing_vectors(self) -> list[list[int]]:
+        """Keys of embeddable chunks grouped by vector key, for vector keys held by more than
+        one chunk (copied code): each group needs one vector."""
+        rows = self._connection().execute(
+            "SELECT vector_key, key FROM chunks WHERE keyword_only IS NULL AND vector_key IN"
+            " (SELECT vector_key FROM chunks WHERE keyword_only IS NULL"
+            "  GROUP BY vector_key HAVING count(*) > 1)"
+            " ORDER BY vector_key, key"
+        )
+        groups: dict[str, list[int]] = {}
+        for vector_key, key in rows:
+            groups.setdefault(vector_key, []).append(key)
+        return list(groups.values())
+
+    def keyword_only_counts(self) -> tuple[int, int]:
+        """Files with chunks the policy keeps from the model, and those chunks (0, 0 for a
+        manifest from before the policy that no writer has opened yet)."""
+        if not self._has_policy_columns():
+            return 0, 0
+        connection = self._connection()
+        files = connection.execute(
+            "SELECT count(*) FROM files WHERE keyword_only IS NOT NULL"
+        ).fetchone()[0]
+        chunks = connection.execute(
+            "SELECT count(*) FROM chunks WHERE keyword_only IS NOT NULL"
+        ).fetchone()[0]
+        return int(files), int(chunks)
 
     def chunk_ids(self) -> set[str]:
         return {row[0] for row in self._connection().execute("SELECT id FROM chunks")}
