@@ -45,6 +45,7 @@ class Candidate:
     symbol: str = ""
     fqn: str = ""
     tier: int = 1
+    kind: str = "function"
     start_line: int = 1
     end_line: int = 10
     generated: bool = False
@@ -294,6 +295,10 @@ def test_query_identifiers(query: str, names: list[str]) -> None:
         "lib/user_spec.rb",
         "src/test/java/com/x/UserServiceTest.java",
         "conftest.py",
+        "src/UnitTests/Bug/Mapping.cs",
+        "src/IntegrationTests/Queries.cs",
+        "src/Polly.Core.Tests/Retry.cs",
+        "pkg/e2e-tests/run.go",
     ],
 )
 def test_test_paths(path: str) -> None:
@@ -302,7 +307,7 @@ def test_test_paths(path: str) -> None:
 
 @pytest.mark.parametrize(
     "path", ["src/app.py", "src/latest.py", "src/contest.py", "src/testing_utils_impl.go",
-             "src/attestation.rs", "Contest.java"]
+             "src/attestation.rs", "Contest.java", "src/latest/app.py", "Contests/Rules.cs"]
 )  # fmt: skip
 def test_not_test_paths(path: str) -> None:
     assert not is_test_path(path)
@@ -448,7 +453,7 @@ def test_name_words_match() -> None:
 def test_names_made_of_the_query_words_rise_in_fused_searches_only() -> None:
     weights = RankingSettings()
     query = "betweenness centrality of nodes"
-    definition = chunk("nx/centrality.py", "betweenness_centrality")
+    definition = chunk("nx/algo.py", "betweenness_centrality")
     other = chunk("nx/shortest.py", "all_shortest_paths")
     candidates = [(other, 1.0), (definition, 0.9)]
     fused = rerank(query, QueryKind.NATURAL_LANGUAGE, candidates, fused=True)
@@ -573,3 +578,27 @@ def test_rank_runs_the_stages_over_the_arms_candidates() -> None:
     assert [c.id for c, _ in only_src.candidates] == ["def", "use"]
     keyword_only = rank("TaskStore", {KEYWORD: arms[KEYWORD]}, read)
     assert keyword_only.arms == (KEYWORD,)
+
+
+def test_examples_go_down_unless_asked_for() -> None:
+    settings = RankingSettings(example_factor=0.4)
+    for path in ("examples/help_usage.cpp", "samples/app.cs", "benches/run.rs", "fuzz/app.cpp"):
+        sample = Candidate("e", path, "main")
+        assert penalty_factor(sample, QueryIntent.of("how is help generated"), settings) == 0.4
+        assert penalty_factor(sample, QueryIntent.of("an example of help"), settings) == 1.0
+    assert penalty_factor(Candidate("s", "src/example_parser.py"), QueryIntent.of("x y"),
+                          settings) == 1.0
+
+
+def test_a_capitalised_name_prefers_its_type_over_constructors_and_extensions() -> None:
+    settings = RankingSettings(type_definition_factor=1.3, extending_definition_factor=0.7,
+                               definition_file_factor=1.0)
+    intent = QueryIntent.of("MoyaProvider")
+    cls = Candidate("c", "Sources/Provider.swift", "MoyaProvider", kind="class")
+    extension = Candidate("x", "Sources/Provider+Rx.swift", "MoyaProvider", kind="extension")
+    constructor = Candidate("f", "Sources/Init.swift", "MoyaProvider", kind="function")
+    factors = {c.id: rerank_adjustments(c, intent, settings) for c in (cls, extension, constructor)}
+    assert factors == pytest.approx({"c": 1.6 * 1.3, "x": 1.6 * 0.7, "f": 1.6})
+    # A lowercase name is a function's: no type preference.
+    lower = Candidate("l", "src/x.py", "parse", kind="class")
+    assert rerank_adjustments(lower, QueryIntent.of("parse"), settings) == pytest.approx(1.6)

@@ -14,8 +14,8 @@ Metrics per query and search mode:
   best rank; NDCG@10 with binary gains (a target file is relevant), Recall@10 and MRR;
 - chunk level: the first 10 results as returned, a result relevant when it overlaps a target's
   span (each target once): NDCG@10;
-- definition at 1: for symbol queries, the first result lies at least half inside a target
-  span (the chunk that defines the symbol).
+- definition at 1: for symbol queries, the first result holds the first line of a target span
+  or lies at least half inside it (the chunk that defines the symbol, with its doc comment).
 
 Means are taken per repository, then over repositories (the headline), and also per language
 and per category; paired bootstrap intervals compare hybrid with each single arm per query.
@@ -162,6 +162,15 @@ def distinct_files(results: Sequence[metrics.Located]) -> list[str]:
     return list(seen)
 
 
+def defines(result: metrics.Located, target: Target) -> bool:
+    """The result is the target's definition: it holds the definition's first line (a chunk
+    may carry the doc comment above it), or lies at least half inside the span."""
+    if metrics.normalize_path(result.path) != metrics.normalize_path(target.path):
+        return False
+    starts_inside = result.start_line <= (target.start_line or 0) <= result.end_line
+    return starts_inside or metrics.function_hit(result, target)
+
+
 def score(query: RepoQuery, results: Sequence[metrics.Located]) -> Score:
     wanted = {metrics.normalize_path(t.path) for t in query.targets}
     files = distinct_files(results)[:10]
@@ -173,7 +182,7 @@ def score(query: RepoQuery, results: Sequence[metrics.Located]) -> Score:
     definition = None
     if query.category == "symbol":
         definition = float(bool(results) and any(
-            metrics.function_hit(results[0], t) for t in query.targets if t.start_line
+            defines(results[0], t) for t in query.targets if t.start_line
         ))
     return Score(rank, file_ndcg, sum(gains) / min(10, len(wanted)), chunk.ndcg_at_10, definition)
 

@@ -56,13 +56,17 @@ def open_indexes(repos: list[Repo], index_cache: Path) -> list[tuple[Repo, Any]]
 def evaluate(opened: list[tuple[Repo, Any]], settings: Any, mode: str = "hybrid") -> dict[str, Any]:
     """Per query file NDCG@10 and the means over repositories, overall and per category."""
     per_query: dict[str, float] = {}
+    definitions: list[float] = []
     per_repo: dict[str, dict[str, list[float]]] = {}
     for repo, index in opened:
         index.ranking_settings = settings
         for query in repo.queries:
             results = list(index.search(query.text, limit=DEPTH, mode=mode))
-            value = score(query, results).file_ndcg
+            scored = score(query, results)
+            value = scored.file_ndcg
             per_query[query.id] = value
+            if scored.definition_at_1 is not None:
+                definitions.append(scored.definition_at_1)
             bucket = per_repo.setdefault(repo.name, {})
             bucket.setdefault("all", []).append(value)
             bucket.setdefault(query.category, []).append(value)
@@ -74,6 +78,7 @@ def evaluate(opened: list[tuple[Repo, Any]], settings: Any, mode: str = "hybrid"
     return {
         "all": over_repos("all"),
         **{c: over_repos(c) for c in CATEGORIES},
+        "definition_at_1": 100.0 * sum(definitions) / max(1, len(definitions)),
         "per_query": per_query,
     }
 
@@ -91,7 +96,8 @@ def main(argv: list[str] | None = None) -> int:
 
     def line(name: str, result: dict[str, Any]) -> str:
         cats = " ".join(f"{c[:4]} {result[c]:5.1f}" for c in CATEGORIES)
-        return f"{name:60} all {result['all']:5.1f} | {cats}"
+        return (f"{name:60} all {result['all']:5.1f} | {cats} | def@1"
+                f" {result['definition_at_1']:5.1f}")
 
     print(line("defaults", base), flush=True)
     if args.arms:

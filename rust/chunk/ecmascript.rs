@@ -219,7 +219,8 @@ fn assignment<'t>(node: Node<'t>, source: &Source) -> Role<'t> {
     ) else {
         return Role::Code;
     };
-    if right.kind() == "object" {
+    if matches!(right.kind(), "object" | "class") {
+        // `module.exports = class Application {}`: the class's own name wins.
         let name = node_text(left, source).replace(' ', "");
         return value_role(right, name, "function", source);
     }

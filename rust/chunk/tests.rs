@@ -841,3 +841,38 @@ fn items_inside_macro_invocations_are_chunked() {
         .iter()
         .any(|c| c.code.contains("vec_of! { 1, 2, 3 }")));
 }
+
+#[test]
+fn a_class_assigned_to_module_exports_is_a_class() {
+    let source = "module.exports = class Application extends Emitter {\n\
+                  \x20 constructor () {\n\
+                  \x20   super()\n\
+                  \x20 }\n\
+                  \n\
+                  \x20 listen (...args) {\n\
+                  \x20   return 1\n\
+                  \x20 }\n\
+                  }\n\
+                  exports.Helper = class {\n\
+                  \x20 run () {}\n\
+                  }\n";
+    let file = chunk_source(
+        "application.js",
+        Language::JavaScript,
+        source,
+        &ChunkOptions::default(),
+    );
+    let class = file
+        .chunks
+        .iter()
+        .find(|c| c.kind == "class" && c.symbol == "Application");
+    assert_eq!(class.map(|c| (c.start_line, c.end_line)), Some((1, 9)));
+    let listen = file
+        .chunks
+        .iter()
+        .find(|c| c.symbol == "listen")
+        .expect("listen");
+    assert_eq!(listen.fqn, "Application.listen");
+    let helper = file.chunks.iter().find(|c| c.symbol == "run").expect("run");
+    assert_eq!(helper.fqn, "exports.Helper.run");
+}

@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 
 from sharc.ranking.query import QueryIntent, content_words
-from sharc.ranking.records import C, RankedChunk, Scored
+from sharc.ranking.records import EXTENDING_KINDS, TYPE_KINDS, C, RankedChunk, Scored
 from sharc.ranking.settings import RankingSettings
 
 
@@ -54,7 +54,8 @@ def _squashed(name: str) -> str:
 def definition_factor(chunk: RankedChunk, intent: QueryIntent, settings: RankingSettings) -> float:
     """The lift of a chunk that defines an identifier the query names: its symbol is the name
     (case-insensitively: half the lift), more when its qualified name ends with the query's
-    qualified name, more again when its file is named after it."""
+    qualified name, when it defines a type the capitalised name stands for (less when it only
+    extends one) and when its file is named after it."""
     if not intent.identifiers or not chunk.symbol:
         return 1.0
     if chunk.symbol in intent.identifiers:
@@ -66,6 +67,11 @@ def definition_factor(chunk: RankedChunk, intent: QueryIntent, settings: Ranking
     fqn = "." + chunk.fqn
     if any(fqn.endswith("." + ".".join(segments)) for segments in intent.qualified):
         factor *= settings.qualified_match_factor
+    kind = getattr(chunk, "kind", "")
+    if kind in EXTENDING_KINDS:
+        factor *= settings.extending_definition_factor
+    elif kind in TYPE_KINDS and chunk.symbol[:1].isupper():
+        factor *= settings.type_definition_factor
     stem = posixpath.basename(chunk.path).split(".", 1)[0]
     if _squashed(stem) == _squashed(chunk.symbol):
         factor *= settings.definition_file_factor

@@ -1,5 +1,5 @@
-"""Stage 6: penalties. Tests, generated and vendored code, docs and config go down unless the
-query asks for them, and so do fragments (one-line aliases, constants, delegating methods) the
+"""Stage 6: penalties. Tests, examples, generated and vendored code, docs and config go down
+unless the query asks for them, and so do fragments (one-line aliases, constants, delegating methods) the
 query does not name."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from sharc.ranking.settings import RankingSettings
 _TEST_PATH = re.compile(
     r"""
       (^|/)(tests?|__tests__|__mocks__|specs?|testing|testdata)/
+    | (^|/)[A-Za-z0-9_.]*[._-](tests?|specs?)/ | (^|/)[A-Za-z0-9_.]*(Tests?|Specs?)/
     | (^|/)test_[^/]*\.py$ | _test\.py$ | (^|/)conftest\.py$
     | _test\.(go|rs|exs?|c|cc|cpp|dart)$
     | \.(test|spec)\.[cm]?[jt]sx?$
@@ -22,6 +23,9 @@ _TEST_PATH = re.compile(
     | (^|/)[A-Za-z0-9_]*Tests?\.(java|kt|kts|cs|scala|swift|php|groovy)$
     """,
     re.VERBOSE,
+)
+_EXAMPLE_PATH = re.compile(
+    r"(^|/)(examples?|samples?|demos?|benchmarks?|benches|fuzz|fuzzing|playground)/", re.I
 )
 _VENDORED_PATH = re.compile(
     r"(^|/)(vendor|vendored|_vendor|third_party|third-party|thirdparty|node_modules"
@@ -42,6 +46,12 @@ _GENERATED_PATH = re.compile(
 def is_test_path(path: str) -> bool:
     """Test code by its path: `tests/`, `test_*.py`, `*_test.go`, `*.spec.js`, `FooTest.java`..."""
     return bool(_TEST_PATH.search(path.replace("\\", "/")))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def is_example_path(path: str) -> bool:
+    """Code that shows or exercises the project: `examples/`, `samples/`, `benchmarks/`..."""
+    return bool(_EXAMPLE_PATH.search(path.replace("\\", "/")))
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -66,6 +76,8 @@ def penalty_factor(chunk: RankedChunk, intent: QueryIntent, settings: RankingSet
         factor *= settings.generated_factor
     if is_vendored_path(path):
         factor *= settings.vendored_factor
+    if not intent.examples and is_example_path(path):
+        factor *= settings.example_factor
     if chunk.tier == TIER_DOCS and not intent.docs:
         factor *= settings.docs_factor
     if chunk.tier == TIER_CONFIG and not intent.config:

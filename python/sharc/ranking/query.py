@@ -99,6 +99,9 @@ _DOCS_WORDS = frozenset(
     """doc docs documentation documented readme guide guides tutorial changelog install
     installation installing faq manual""".split()
 )
+_EXAMPLE_WORDS = frozenset(
+    "example examples sample samples demo demos benchmark benchmarks bench fuzz fuzzing".split()
+)
 _CONFIG_WORDS = frozenset(
     "config configs configuration configure settings yaml yml toml json ini env dockerfile"
     " manifest".split()
@@ -113,6 +116,11 @@ def wants_tests(query: str) -> bool:
 def wants_docs(query: str) -> bool:
     """The query asks about documentation: docs, readme, guide, how to install..."""
     return not _DOCS_WORDS.isdisjoint(_words(query)) or "getting started" in query.lower()
+
+
+def wants_examples(query: str) -> bool:
+    """The query asks for examples, samples, demos, benchmarks..."""
+    return not _EXAMPLE_WORDS.isdisjoint(_words(query))
 
 
 def wants_config(query: str) -> bool:
@@ -155,6 +163,7 @@ class QueryIntent:
     tests: bool
     docs: bool
     config: bool
+    examples: bool
     #: The last segment of each identifier the query names.
     identifiers: tuple[str, ...]
     #: Identifiers with more than one segment, as their segments (`Web::Engine`).
@@ -182,6 +191,7 @@ class QueryIntent:
             tests=wants_tests(query) if include_tests is None else include_tests,
             docs=wants_docs(query),
             config=wants_config(query),
+            examples=wants_examples(query),
             identifiers=tuple(segments[-1] for segments in names),
             qualified=tuple(segments for segments in names if len(segments) > 1),
             words=content_words(query) if words_count else frozenset(),

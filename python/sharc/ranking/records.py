@@ -18,6 +18,8 @@ class RankedChunk(Protocol):
     @property
     def tier(self) -> int: ...
     @property
+    def kind(self) -> str: ...
+    @property
     def start_line(self) -> int: ...
     @property
     def end_line(self) -> int: ...
@@ -31,3 +33,10 @@ Scored = tuple[C, float]
 #: Chunk tiers from `sharc._core`: 1 AST code, 2 docs, 3 config, 4 other code.
 TIER_DOCS = 2
 TIER_CONFIG = 3
+
+#: Chunk kinds that define a type: what a capitalised name most often means.
+TYPE_KINDS = frozenset(
+    "class struct interface trait protocol enum type record union object annotation".split()
+)
+#: Chunk kinds that add to a type defined elsewhere (`impl Error`, `extension Provider`).
+EXTENDING_KINDS = frozenset({"impl", "extension"})

@@ -24,8 +24,8 @@ class RankingSettings:
     #: One of `FUSION_METHODS`.
     method: str = "score"
     #: The keyword arm's share of the fused score per query kind, 0-1; vectors get the rest.
-    identifier_keyword: float = 0.7
-    natural_keyword: float = 0.23
+    identifier_keyword: float = 0.85
+    natural_keyword: float = 0.15
     mixed_keyword: float = 0.5
     #: The RRF constant (method `rrf` only): larger flattens the difference between ranks.
     k: int = 20
@@ -39,17 +39,23 @@ class RankingSettings:
     symbol_match_factor: float = 1.6
     #: On top of that, when the chunk's qualified name ends with the query's qualified name
     #: (`Web::Engine`, `os.path.join`).
-    qualified_match_factor: float = 1.0
+    qualified_match_factor: float = 1.3
     #: On top of a symbol match, when the chunk's file is named after the symbol
     #: (`engine.rb` for `Engine`): the defining file of a class reopened elsewhere.
-    definition_file_factor: float = 1.0
+    definition_file_factor: float = 1.15
+    #: On top of a symbol match: a type definition (class, struct, trait...) when the name is
+    #: capitalised, rather than a constructor or a function of the same name.
+    type_definition_factor: float = 1.3
+    #: On top of a symbol match: an `impl` or `extension` block adds to a type defined
+    #: elsewhere, so it gets this share of the lift.
+    extending_definition_factor: float = 0.7
     #: Fused searches only: a chunk whose symbol name is made of the query's words
     #: (`betweenness_centrality` for "betweenness centrality of nodes") rises by up to this
     #: fraction (`name_words_match`).
     name_words_lift: float = 0.3
     #: Searches for words: a chunk whose file or directory is named by the query's words
     #: (`cookies.py` for "cookie handling") rises by up to this fraction.
-    path_words_lift: float = 0.0
+    path_words_lift: float = 0.5
 
     # -- file coherence --------------------------------------------------------------------
     #: The best chunk of a file with several other relevant chunks rises by up to this
@@ -59,14 +65,15 @@ class RankingSettings:
     coherence_chunks: int = 4
 
     # -- penalties: unless the query asks for that kind of file ----------------------------
-    test_factor: float = 0.6
+    test_factor: float = 0.25
+    example_factor: float = 0.4
     generated_factor: float = 0.5
     vendored_factor: float = 0.5
-    docs_factor: float = 0.75
+    docs_factor: float = 0.15
     config_factor: float = 0.75
     #: A chunk of at most `fragment_lines` lines (a one-line alias, constant or delegating
     #: method) that the query does not name is multiplied by this.
-    fragment_factor: float = 1.0
+    fragment_factor: float = 0.7
     fragment_lines: int = 2
 
     def __post_init__(self) -> None:
