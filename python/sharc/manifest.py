@@ -25,11 +25,12 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple, TypeVar
-
-import numpy as np
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from sharc.errors import IndexCorruptError, IndexVersionError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 T = TypeVar("T")
 
@@ -488,6 +489,10 @@ class Manifest:
         """False for manifests that still hold every vector (written before the journal)."""
         return self.get_meta("vector_layout") == JOURNAL_LAYOUT
 
+    def has_journaled_vectors(self) -> bool:
+        """Whether the journal (or, before it, the cache) holds any vector."""
+        return self._connection().execute("SELECT 1 FROM vectors LIMIT 1").fetchone() is not None
+
     def keys_without_vector(self) -> list[int]:
         """Keys of the chunks whose vector is not in the `vectors` table."""
         rows = self._connection().execute(
@@ -497,6 +502,8 @@ class Manifest:
         return [row[0] for row in rows]
 
     def put_vectors(self, vector_keys: Sequence[str], vectors: np.ndarray) -> None:
+        import numpy as np  # only the vector methods need it: a sync with nothing to embed
+
         pack = _pack_int8 if self._vector_format() == "i8" else _pack_float16
         matrix = np.asarray(vectors, dtype=np.float32)
         self._connection().executemany(
@@ -506,6 +513,8 @@ class Manifest:
 
     def vectors_for(self, records: Sequence[ChunkRecord]) -> tuple[list[int], np.ndarray]:
         """The journaled vectors of `records` (those that have one): chunk keys and a matrix."""
+        import numpy as np
+
         by_vector_key: dict[str, bytes] = {}
         connection = self._connection()
         wanted = list({r.vector_key for r in records})
@@ -560,15 +569,21 @@ def _chunk_record(*row: object) -> ChunkRecord:
 
 
 def _pack_float16(vector: np.ndarray) -> bytes:
+    import numpy as np
+
     return vector.astype(np.float16).tobytes()
 
 
 def _unpack_float16(blob: bytes) -> np.ndarray:
+    import numpy as np
+
     return np.frombuffer(blob, dtype=np.float16).astype(np.float32)
 
 
 def _pack_int8(vector: np.ndarray) -> bytes:
     """A float32 scale, then the components as int8 in units of that scale (|error| <= scale/2)."""
+    import numpy as np
+
     peak = float(np.max(np.abs(vector))) if vector.size else 0.0
     scale = peak / 127.0 if peak > 0 else 1.0
     quantized = np.clip(np.rint(vector / scale), -127, 127).astype(np.int8)
@@ -576,5 +591,7 @@ def _pack_int8(vector: np.ndarray) -> bytes:
 
 
 def _unpack_int8(blob: bytes) -> np.ndarray:
+    import numpy as np
+
     scale = np.frombuffer(blob[:4], dtype=np.float32)[0]
     return np.frombuffer(blob[4:], dtype=np.int8).astype(np.float32) * scale

@@ -1,0 +1,310 @@
+"""Bringing usearch in line with the manifest: one vector for each chunk key the policy embeds.
+
+A chunk's vector key is derived from its id and its text, so a key in usearch always holds the
+vector of the text the manifest has: bringing usearch in line is a difference of key sets
+(`VectorSync.run`). Missing vectors come from the journal (work done before a crash), then from
+usearch itself where the same text sits under another key (moved, re-keyed or duplicated code),
+and only then from the model, which is loaded at that moment and not before. Each distinct
+vector key meets the model once per index; its vector is given to every chunk that has it.
+
+New vectors are journaled in the manifest a batch at a time, before they go into usearch;
+usearch is saved every `VECTOR_SAVE_SECONDS` and at the end, and the journal is dropped once a
+saved file holds its vectors. A kill costs no embedding work.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+import numpy as np
+
+from sharc.errors import CancelledError
+from sharc.manifest import ChunkPlace, ChunkRecord, Manifest, RemovedChunk
+from sharc.stores import VECTORS
+
+if TYPE_CHECKING:
+    from sharc.embedding import Embedder
+    from sharc.vectors import VectorStore
+    from sharc.writer import EmbeddingMode, UpdateReport
+
+_Located = TypeVar("_Located", ChunkRecord, ChunkPlace)
+
+EMBED_BATCH_CHUNKS = 32  # also the cancellation granularity: well under a second on 2 cores
+VECTOR_BLOCK_CHUNKS = 2000  # records read at a time while vectors are brought in line
+VECTOR_SAVE_SECONDS = 20.0
+
+
+class ModelChanged(Exception):  # noqa: N818 - a signal between writer stages, never raised out
+    """The model loaded to embed names its vectors otherwise than the chunk keys assumed."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        super().__init__(embedder.model_id)
+        self.embedder = embedder
+
+
+@dataclass
+class VectorSync:
+    """One bringing-in-line of usearch, for the chunk keys made under `model_id`."""
+
+    root: Path
+    index_dir: Path
+    manifest: Manifest
+    vectors: VectorStore
+    mode: EmbeddingMode
+    model_id: str
+    load_embedder: Callable[[], Embedder]
+    result: UpdateReport
+    report: Callable[..., None]
+    is_cancelled: Callable[[], bool]
+    _embedder: Embedder | None = field(default=None, init=False)
+
+    def run(self, retired: Sequence[RemovedChunk]) -> None:
+        """Make usearch hold one vector for each chunk key the policy embeds, and nothing else.
+
+        `retired`: chunks removed or re-keyed by this update, whose vectors may serve chunks
+        with the same text. Keys no embedded chunk has go (keyword-only chunks included).
+        Raises `ModelChanged` before embedding anything if the model names its vectors
+        otherwise than `model_id`.
+        """
+        manifest, vectors = self.manifest, self.vectors
+        truth = np.fromiter(manifest.embeddable_keys(), dtype=np.uint64)
+        present = vectors.keys()
+        missing = np.setdiff1d(truth, present)
+        stale = np.setdiff1d(present, truth)
+        # Records are read a block at a time: memory follows the block, not the backlog.
+        places = manifest.places_of(missing.tolist()) if len(missing) else []
+        filled: set[int] = set()
+        for block in batches_by_file(places, VECTOR_BLOCK_CHUNKS):
+            records = manifest.chunks_by_key([place.key for place in block])
+            keys, matrix = manifest.vectors_for(records)
+            if keys:
+                vectors.upsert(np.array(keys, dtype=np.uint64), matrix)
+            filled.update(keys)
+            filled |= self._copy_vectors(records, retired, filled)
+        pending = [place for place in places if place.key not in filled]
+        vectors.remove(stale)
+        if pending:
+            # Saves usearch once it is done (the file is rewritten whole: once per update).
+            self._embed_pending(pending)
+        elif (
+            filled
+            or len(stale)
+            or not manifest.journals_vectors
+            or not (self.index_dir / VECTORS).exists()
+        ):
+            self._save_vectors()
+        else:
+            manifest.clear_vectors()  # what a crash left there, usearch holds already
+            manifest.commit()
+
+    def embedder(self) -> Embedder:
+        """The model, loaded on first use; `ModelChanged` if its vectors go by another id."""
+        if self._embedder is None:
+            embedder = self.load_embedder()
+            if embedder.model_id != self.model_id or embedder.dimension != self.vectors.dimension:
+                raise ModelChanged(embedder)
+            self._embedder = embedder
+        return self._embedder
+
+    def _copy_vectors(
+        self,
+        pending: Sequence[ChunkRecord],
+        retired: Sequence[RemovedChunk],
+        skip: set[int],
+    ) -> set[int]:
+        """Give chunks the vector usearch holds for the same text under another key; returns
+        the keys that got one."""
+        manifest, vectors = self.manifest, self.vectors
+        wanted = {r.vector_key for r in pending if r.key not in skip}
+        if not wanted:
+            return set()
+        candidates: dict[str, list[int]] = {}
+        for chunk in retired:
+            if chunk.vector_key in wanted:
+                candidates.setdefault(chunk.vector_key, []).append(chunk.key)
+        for vector_key, keys in manifest.keys_by_vector_key(sorted(wanted)).items():
+            candidates.setdefault(vector_key, []).extend(keys)
+        source_of: dict[str, int] = {}
+        for vector_key, keys in candidates.items():
+            source = next((k for k in keys if k in vectors), None)
+            if source is not None:
+                source_of[vector_key] = source
+        if not source_of:
+            return set()
+        sources, matrix = vectors.vectors(sorted(set(source_of.values())))
+        row_of = {int(key): row for row, key in enumerate(sources)}
+        targets = [r for r in pending if r.key not in skip and r.vector_key in source_of]
+        rows = [row_of[source_of[r.vector_key]] for r in targets]
+        # Journaled like new vectors: their sources may be gone once usearch is saved.
+        manifest.put_vectors([r.vector_key for r in targets], matrix[rows])
+        manifest.commit()
+        vectors.upsert(np.array([r.key for r in targets], dtype=np.uint64), matrix[rows])
+        return {r.key for r in targets}
+
+    def _save_vectors(self) -> None:
+        """Save usearch, then drop the journal: the saved file holds every journaled vector."""
+        self.vectors.save(self.index_dir / VECTORS)
+        self.manifest.clear_vectors()
+        self.manifest.commit()
+
+    def _embed_pending(self, pending: Sequence[ChunkPlace]) -> None:
+        """Embed each distinct vector key of `pending` once; every chunk key that has it gets
+        the vector. A batch is journaled (by vector key, so for all its copies) before usearch."""
+        manifest, result = self.manifest, self.result
+        copies = _copies_of(manifest, pending)
+        pending = [place for place in pending if place.key not in copies.followers]
+        embedder = self.embedder()
+        total = len(pending)
+        done = 0
+        last_save = time.monotonic()
+        self.report("embedding", chunks_done=0, chunks_total=total)
+        for places in batches_by_file(pending, EMBED_BATCH_CHUNKS):
+            if self.is_cancelled():
+                self._save_vectors()
+                raise CancelledError(
+                    f"indexing cancelled after embedding {done} of {total} chunks;"
+                    " keyword search covers everything, the next update embeds the rest"
+                )
+            records = manifest.chunks_by_key([place.key for place in places])
+            batch, matrix = self._embed_isolating(embedder, records)
+            if batch:
+                manifest.put_vectors([r.vector_key for r in batch], matrix)
+                manifest.commit()
+                keys, rows = copies.spread([r.key for r in batch])
+                self.vectors.upsert(np.array(keys, dtype=np.uint64), matrix[rows])
+            done += len(records)
+            result.chunks_embedded += len(batch)
+            self.report("embedding", chunks_done=done, chunks_total=total)
+            if time.monotonic() - last_save > VECTOR_SAVE_SECONDS:
+                self._save_vectors()
+                last_save = time.monotonic()
+        self._save_vectors()
+
+    def _embed_isolating(
+        self, embedder: Embedder, records: Sequence[ChunkRecord]
+    ) -> tuple[list[ChunkRecord], np.ndarray]:
+        """Embed `records`; if that fails, embed them file by file and leave out (and report)
+        the files that fail. Their chunks stay keyword-only until an update embeds them."""
+        try:
+            return list(records), self._embed_records(embedder, records, self.mode)
+        except Exception:  # noqa: BLE001 - find the file it was, below
+            return self._embed_each_file(embedder, records)
+
+    def _embed_each_file(
+        self, embedder: Embedder, records: Sequence[ChunkRecord]
+    ) -> tuple[list[ChunkRecord], np.ndarray]:
+        by_path: dict[str, list[ChunkRecord]] = {}
+        for record in records:
+            by_path.setdefault(record.path, []).append(record)
+        embedded: list[ChunkRecord] = []
+        matrices: list[np.ndarray] = []
+        for path, of_file in by_path.items():
+            try:
+                matrices.append(self._embed_records(embedder, of_file, self.mode))
+            except Exception as error:  # noqa: BLE001 - the file's own failure
+                self.result.fail(path, f"embedding failed: {type(error).__name__}: {error}")
+                continue
+            embedded.extend(of_file)
+        if not matrices:
+            return [], np.zeros((0, embedder.dimension), np.float32)
+        return embedded, np.vstack(matrices)
+
+    def _embed_records(
+        self, embedder: Embedder, records: Sequence[ChunkRecord], mode: EmbeddingMode
+    ) -> np.ndarray:
+        texts = [r.header + r.code for r in records]
+        if mode == "independent":
+            return embedder.embed_documents(texts)
+        late = self._late_vectors(embedder, records)
+        if mode == "late":
+            return late
+        from sharc.embedding import combine
+
+        return combine(embedder.embed_documents(texts), late)
+
+    def _late_vectors(self, embedder: Embedder, records: Sequence[ChunkRecord]) -> np.ndarray:
+        """Pool each chunk's tokens out of an encoding of its whole file (late chunking)."""
+        from sharc.embedding import Span
+
+        by_path: dict[str, list[int]] = {}
+        for position, record in enumerate(records):
+            by_path.setdefault(record.path, []).append(position)
+        files = []
+        order: list[int] = []
+        for path, positions in by_path.items():
+            text, line_starts = _file_text_for_late(self.root, path)
+            spans = []
+            for position in positions:
+                record = records[position]
+                start = line_starts[min(record.start_line - 1, len(line_starts) - 1)]
+                end = line_starts[min(record.end_line, len(line_starts) - 1)]
+                spans.append(Span(start, max(end, start + 1)))
+                order.append(position)
+            # The path header is repeated at the start of every window of the file.
+            files.append((text, spans, f"File: {path}\n"))
+        pooled = embedder.embed_late_batch(files)
+        matrix = np.vstack(pooled) if pooled else np.zeros((0, embedder.dimension), np.float32)
+        result = np.empty_like(matrix)
+        result[np.array(order)] = matrix
+        return result
+
+
+@dataclass(frozen=True)
+class _Copies:
+    """Chunks waiting for the same vector: the first of each group is embedded, the others
+    (its followers) get its vector."""
+
+    followers_of: dict[int, list[int]]
+    followers: frozenset[int]
+
+    def spread(self, keys: Sequence[int]) -> tuple[list[int], list[int]]:
+        """`keys` and their followers, with the row of `keys` each takes its vector from."""
+        spread_keys, rows = list(keys), list(range(len(keys)))
+        for row, key in enumerate(keys):
+            for follower in self.followers_of.get(key, ()):
+                spread_keys.append(follower)
+                rows.append(row)
+        return spread_keys, rows
+
+
+def _copies_of(manifest: Manifest, pending: Sequence[ChunkPlace]) -> _Copies:
+    waiting = {place.key for place in pending}
+    followers_of: dict[int, list[int]] = {}
+    for group in manifest.keys_sharing_vectors():
+        keys = [key for key in group if key in waiting]
+        if len(keys) > 1:
+            followers_of[keys[0]] = keys[1:]
+    followers = frozenset(key for keys in followers_of.values() for key in keys)
+    return _Copies(followers_of, followers)
+
+
+def batches_by_file(records: Sequence[_Located], size: int) -> Iterator[list[_Located]]:
+    """Batches of about `size` chunks that never split one file (late chunking needs it whole)."""
+    batch: list[_Located] = []
+    for record in records:
+        if len(batch) >= size and batch[-1].path != record.path:
+            yield batch
+            batch = []
+        batch.append(record)
+    if batch:
+        yield batch
+
+
+def _file_text_for_late(root: Path, path: str) -> tuple[str, list[int]]:
+    """The file's text as late chunking encodes it, and the offset of each line start."""
+    try:
+        text = (root / path).read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        text = ""
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n")
+    line_starts = [0]
+    position = text.find("\n")
+    while position != -1:
+        line_starts.append(position + 1)
+        position = text.find("\n", position + 1)
+    line_starts.append(len(text))
+    return text, line_starts

@@ -1,0 +1,726 @@
+"""Bringing an index in line with the files on disk: walk → chunk → manifest and keyword index
+→ vectors, touching only what changed.
+
+Chunking commits in steps (`STEP_SECONDS` of work each, the first batch of files at once):
+each step commits the manifest first, in one transaction, then the keyword index, and records
+the manifest generation the keyword index reflects. A file's change is always in one step, so a
+kill leaves every file either as it was or as it is now, and the next update goes on from
+there instead of starting over. Keyword search answers from the first step on.
+
+The model is loaded only when a chunk needs a vector, after every step is committed. A chunk's
+vector key names the model that makes it (`ChunkRecord.vector_key`); the writer works the
+model's id out without loading it (`sharc.model_config.expected_model_id`, settled by the id the
+index remembers), and if the model, once loaded, goes by another id, every chunk is keyed again
+under the right one before anything is embedded (`sharc.vector_sync.ModelChanged`).
+
+When an update finds nothing to do for the vectors (the manifest generation and the usearch file
+are those recorded when usearch was last brought fully in line, and the journal is empty), it
+leaves usearch unread: a no-op update reads neither usearch nor the model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from collections.abc import Callable, Collection, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from sharc.chunking import ChunkedFile, chunk_files
+from sharc.embed_policy import EmbedPolicy, policy_from_settings
+from sharc.errors import CancelledError
+from sharc.files import WalkSettings, walk
+from sharc.manifest import ChunkRecord, FileRecord, Manifest, RemovedChunk
+from sharc.stores import (
+    KEYWORD,
+    MANIFEST,
+    open_keyword,
+    open_vectors_for_write,
+    record_vectors_in_line,
+    remove_index_files,
+    vectors_in_line,
+    writer_lock,
+)
+
+if TYPE_CHECKING:
+    from sharc._core import Chunk, WalkedFile
+    from sharc.embedding import Embedder
+    from sharc.keyword import KeywordDoc, KeywordStore
+    from sharc.vector_sync import VectorSync
+    from sharc.vectors import VectorStore
+
+EmbeddingMode = Literal["independent", "late", "combined"]
+
+DEFAULT_EMBEDDING_MODE: EmbeddingMode = "independent"
+FIRST_BATCH_FILES = 16  # the first files are committed (and searchable) at once
+CHUNK_BATCH_FILES = 256  # batches double from the first up to this
+STEP_SECONDS = 1.0  # a kill loses at most about this much chunking work
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where an update stands; passed to the progress callback."""
+
+    phase: str  # walking, chunking, keyword, embedding, done
+    files_done: int = 0
+    files_total: int = 0
+    chunks_done: int = 0
+    chunks_total: int = 0
+    elapsed: float = 0.0
+
+    @property
+    def percent(self) -> float:
+        if self.phase == "done":
+            return 100.0
+        if self.phase == "embedding" and self.chunks_total:
+            return 50.0 + 50.0 * self.chunks_done / self.chunks_total
+        if self.files_total:
+            return 50.0 * self.files_done / self.files_total
+        return 0.0
+
+
+@dataclass
+class UpdateReport:
+    """What an update changed."""
+
+    files_added: int = 0
+    files_changed: int = 0
+    files_deleted: int = 0
+    files_unchanged: int = 0
+    chunks_added: int = 0
+    chunks_removed: int = 0
+    chunks_embedded: int = 0
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    #: Files chunked this time whose chunks (all, or those over the budget) the embedding
+    #: policy keeps from the model, with why: they are searchable by keyword only.
+    keyword_only: list[tuple[str, str]] = field(default_factory=list)
+    #: Files that failed this time, with why: what was indexed for them before stays as it was
+    #: (chunks or vectors) and the next update tries them again. Each is in `errors` too.
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    elapsed: float = 0.0
+
+    def fail(self, path: str, reason: str) -> None:
+        """Record that `path` failed; the update goes on with the other files."""
+        self.failed.append((path, reason))
+        self.errors.append(f"{path}: {reason}")
+
+
+CancelCheck = Callable[[], bool]
+ProgressCallback = Callable[[Progress], None]
+
+
+@dataclass(frozen=True)
+class WriterSettings:
+    """What the caller asked for; None: as the index remembers (else the default)."""
+
+    model: str | None = None
+    embedding_mode: EmbeddingMode | None = None
+    walk: WalkSettings | None = None
+    embed_anyway: Collection[str] | None = None
+    max_embedded_per_file: int | None = None
+    device: str = "auto"
+
+
+@dataclass(frozen=True)
+class _Resolved:
+    """The settings an update runs with: those asked for, else those the index remembers."""
+
+    model: str | None
+    mode: EmbeddingMode
+    walk: WalkSettings
+    policy: EmbedPolicy
+    stored: dict[str, Any]
+
+
+class IndexWriter:
+    """Writes the index of `root` in `index_dir`; one update at a time per index (a file lock).
+
+    `load_embedder(model)` gives the model (loading it takes a second); `loaded_embedder(model)`
+    the one already loaded, if any.
+    """
+
+    def __init__(
+        self,
+        root: Path,
+        index_dir: Path,
+        settings: WriterSettings,
+        *,
+        load_embedder: Callable[[str | None], Embedder],
+        loaded_embedder: Callable[[str | None], Embedder | None],
+    ) -> None:
+        self.root = root
+        self.index_dir = index_dir
+        self.settings = settings
+        self._load_embedder = load_embedder
+        self._loaded_embedder = loaded_embedder
+
+    def update(
+        self,
+        *,
+        progress: ProgressCallback | None,
+        cancel: CancelCheck | threading.Event | None,
+        embed: bool,
+        force: bool,
+        hold: Collection[str],
+    ) -> UpdateReport:
+        """`sharc.Index.update`: bring the index in line with the files on disk."""
+        started = time.monotonic()
+        is_cancelled = _cancel_check(cancel)
+        report = _progress_reporter(progress, started)
+        with writer_lock(self.index_dir, self.root):
+            if force and self.index_dir.exists():
+                remove_index_files(self.index_dir)
+            manifest = Manifest(self.index_dir / MANIFEST, writable=True)
+            try:
+                return self._update_locked(
+                    manifest, report, is_cancelled, embed=embed, started=started,
+                    hold=frozenset(hold),
+                )
+            finally:
+                manifest.close()
+
+    def _update_locked(
+        self,
+        manifest: Manifest,
+        report: Callable[..., None],
+        is_cancelled: CancelCheck,
+        *,
+        embed: bool,
+        started: float,
+        hold: frozenset[str],
+    ) -> UpdateReport:
+        resolved = self._resolve(manifest)
+        model_id, dimension = self._model_identity(resolved, embed=embed)
+        self._apply_settings(manifest, resolved, model_id, embed=embed)
+        result = UpdateReport()
+        keyword = _KeywordWriter(self.index_dir)
+        try:
+            if not (self.index_dir / KEYWORD).exists():
+                keyword.store()  # a search arriving now finds a keyword index
+            self._reconcile_keyword(manifest, keyword)
+            report("walking")
+            walked = walk(
+                self.root,
+                ignore_patterns=resolved.walk.ignore_patterns,
+                custom_extensions=resolved.walk.custom_extensions,
+                max_file_size=resolved.walk.max_file_size,
+                sniff_content=False,
+            )
+            result.skipped = [(s.path, s.detail) for s in walked.skipped]
+            retired = self._sync_chunks(
+                manifest, keyword, walked.files, resolved, model_id, result, report,
+                is_cancelled, hold,
+            )
+            files_total = len(walked.files)
+            report("keyword", files_done=files_total, files_total=files_total)
+            if embed:
+                self._sync_vectors(
+                    manifest, keyword, walked.files, resolved, model_id, dimension, retired,
+                    result, report, is_cancelled, hold,
+                )
+            manifest.set_meta("last_update", str(time.time()))
+            if problem := manifest.compact():
+                result.errors.append(f"the manifest keeps its free space for now: {problem}")
+        finally:
+            keyword.close()
+        result.elapsed = time.monotonic() - started
+        report("done", files_done=files_total, files_total=files_total,
+               chunks_done=result.chunks_embedded, chunks_total=result.chunks_embedded)
+        return result
+
+    # -- settings remembered by the index --------------------------------------------------
+
+    def _resolve(self, manifest: Manifest) -> _Resolved:
+        stored = stored_settings(manifest)
+        asked = self.settings
+        walk_settings = asked.walk
+        if walk_settings is None:
+            walk_settings = WalkSettings(
+                tuple(stored.get("ignore_patterns", ())),
+                tuple(stored.get("custom_extensions", ())),
+                int(stored.get("max_file_size", WalkSettings().max_file_size)),
+            )
+        return _Resolved(
+            model=asked.model if asked.model is not None else stored.get("model"),
+            mode=asked.embedding_mode or stored.get("embedding_mode") or DEFAULT_EMBEDDING_MODE,
+            walk=walk_settings,
+            policy=policy_from_settings(
+                stored.get("embed_policy"),
+                off=asked.embed_anyway,
+                max_chunks_per_file=asked.max_embedded_per_file,
+            ),
+            stored=stored,
+        )
+
+    def _model_identity(self, resolved: _Resolved, *, embed: bool) -> tuple[str, int]:
+        """The id the vectors go by and their dimension, without loading the model (0 for a
+        keyword-only update, which keeps the id the index has)."""
+        if not embed:
+            return str(resolved.stored.get("model_id", "")), 0
+        loaded = self._loaded_embedder(resolved.model)
+        if loaded is not None:
+            return loaded.model_id, loaded.dimension
+        from sharc.model_config import expected_model_id, model_config
+
+        stored = resolved.stored
+        same_request = (
+            stored.get("model") == resolved.model
+            and stored.get("device", "auto") == self.settings.device
+        )
+        model_id = expected_model_id(
+            resolved.model,
+            device=self.settings.device,
+            remembered=str(stored.get("model_id") or "") if same_request else None,
+        )
+        return model_id, model_config(resolved.model)[0].dimension
+
+    def _apply_settings(
+        self, manifest: Manifest, resolved: _Resolved, model_id: str, *, embed: bool
+    ) -> None:
+        stored = resolved.stored
+        if embed and stored.get("model_id") and (
+            stored.get("model_id") != model_id or stored.get("embedding_mode") != resolved.mode
+        ):
+            # Another model or vector mode: every chunk gets a new vector key, so every file
+            # is chunked again (cheap) and embedded again (unavoidable).
+            manifest.forget_files()
+        if stored.get("embed_policy") != resolved.policy.as_settings():
+            # Another policy (or an index from before it): every file is chunked and judged
+            # again; only the files whose verdict changed are touched, and only their chunks
+            # whose verdict changed gain or lose a vector.
+            manifest.expire_file_stats()
+        self._save_settings(manifest, resolved, model_id, embed=embed)
+
+    def _save_settings(
+        self, manifest: Manifest, resolved: _Resolved, model_id: str, *, embed: bool
+    ) -> None:
+        settings = {
+            "model": resolved.model,
+            "model_id": model_id,
+            "embedding_mode": resolved.mode,
+            "embed_policy": resolved.policy.as_settings(),
+            "ignore_patterns": list(resolved.walk.ignore_patterns),
+            "custom_extensions": list(resolved.walk.custom_extensions),
+            "max_file_size": resolved.walk.max_file_size,
+            "root": str(self.root),
+        }
+        # The device the model id was worked out for: it decides the int8 copy.
+        device = self.settings.device if embed else resolved.stored.get("device")
+        if device is not None:
+            settings["device"] = device
+        if settings != resolved.stored:
+            manifest.set_meta("settings", json.dumps(settings, sort_keys=True))
+        manifest.commit()
+
+    # -- chunks: the manifest and the keyword index -----------------------------------------
+
+    def _sync_chunks(
+        self,
+        manifest: Manifest,
+        keyword: _KeywordWriter,
+        files: Sequence[WalkedFile],
+        resolved: _Resolved,
+        model_id: str,
+        result: UpdateReport,
+        report: Callable[..., None],
+        is_cancelled: CancelCheck,
+        hold: frozenset[str],
+    ) -> list[RemovedChunk]:
+        """Chunk what changed and commit it, with the keyword index, a step at a time.
+
+        Returns the chunks removed, and the old keys of chunks that stay under a new key
+        (their text changed): the vectors of both may serve chunks with the same text.
+        Memory stays bounded by a batch of files, not the tree.
+        """
+        known = manifest.file_stats()
+        on_disk = {f.path: f for f in files}
+        to_chunk = []
+        for path, walked in on_disk.items():
+            if path not in hold and known.get(path) != (walked.size, walked.mtime_ns):
+                to_chunk.append(walked)
+            else:
+                result.files_unchanged += 1
+        deleted = sorted(set(known) - set(on_disk) - hold)
+        step = _Step(manifest, keyword)
+        retired: list[RemovedChunk] = []
+        try:
+            for path in deleted:
+                step.removed.extend(manifest.delete_file(path))
+                result.files_deleted += 1
+            total, done = len(to_chunk), 0
+            for batch in _growing_batches(to_chunk):
+                if is_cancelled():
+                    raise CancelledError(
+                        "indexing cancelled; the index keeps what was committed before"
+                    )
+                added: list[ChunkRecord] = []
+                fresh: set[str] = set()
+                chunked_files = chunk_files(self.root, batch, policy=resolved.policy)
+                for walked, chunked in zip(batch, chunked_files):
+                    self._store_file(
+                        manifest, walked, chunked, manifest.file(walked.path), model_id,
+                        resolved.mode, result, step, added, fresh,
+                    )
+                if added:
+                    # Uncommitted until the manifest commits; a crash leaves extras that
+                    # search ignores and the next update removes.
+                    keyword.store().upsert([_keyword_doc(r) for r in added], absent=fresh)
+                    step.changed = True
+                done += len(batch)
+                report("chunking", files_done=done, files_total=total)
+                if step.due:
+                    retired.extend(step.commit())
+            if is_cancelled():
+                raise CancelledError(
+                    "indexing cancelled; the index keeps what was committed before"
+                )
+            retired.extend(step.commit())
+        except BaseException:
+            step.rollback()
+            raise
+        return retired
+
+    def _store_file(
+        self,
+        manifest: Manifest,
+        walked: WalkedFile,
+        chunked: ChunkedFile,
+        previous: FileRecord | None,
+        model_id: str,
+        mode: EmbeddingMode,
+        result: UpdateReport,
+        step: _Step,
+        added: list[ChunkRecord],
+        fresh: set[str],
+    ) -> None:
+        if chunked.error:
+            # Nothing of the file is touched, its stat included: it keeps what it had and
+            # the next update tries it again.
+            result.fail(chunked.path, chunked.error)
+            return
+        if chunked.skipped:
+            result.skipped.append((chunked.path, chunked.skipped))
+        verdict = chunked.keyword_only
+        if (
+            previous is not None
+            and previous.content_hash == chunked.content_hash
+            and manifest.keyword_only_reason(chunked.path) == (verdict and verdict.reason)
+        ):
+            manifest.touch_file(chunked.path, walked.size, walked.mtime_ns)
+            result.files_unchanged += 1
+            return
+        if previous is None:
+            result.files_added += 1
+        else:
+            result.files_changed += 1
+        old = manifest.chunk_ids_of(chunked.path)
+        records = [
+            _record(chunk, chunked.content_hash, model_id, mode) for chunk in _unique(chunked.chunks)
+        ]
+        new_ids = {r.id for r in records}
+        gone = [old[i] for i in old if i not in new_ids]
+        manifest.delete_chunks([r.id for r in gone])
+        step.removed.extend(RemovedChunk(r.id, r.key, r.vector_key) for r in gone)
+        rules = {i: verdict.rule for i in verdict.chunk_ids} if verdict else {}
+        old_rules = manifest.keyword_only_rules_of(chunked.path) if old else {}
+        changed = [
+            r for r in records
+            if r.id not in old or old[r.id] != r or old_rules.get(r.id) != rules.get(r.id)
+        ]
+        step.rekeyed.extend(
+            _retired(old[r.id], r, chunked.content_hash, model_id, mode)
+            for r in changed
+            if r.id in old and old[r.id].key != r.key
+        )
+        manifest.put_chunks(changed, rules)
+        if verdict:
+            result.keyword_only.append((chunked.path, verdict.reason))
+        added.extend(changed)
+        fresh.update(r.id for r in changed if r.id not in old)
+        result.chunks_added += sum(1 for r in records if r.id not in old)
+        result.chunks_removed += len(gone)
+        manifest.put_file(
+            FileRecord(
+                path=chunked.path,
+                size=walked.size,
+                mtime_ns=walked.mtime_ns,
+                content_hash=chunked.content_hash,
+                language=chunked.language,
+                tier=chunked.tier,
+                error=chunked.skipped,
+                syntax_errors=len(chunked.syntax_errors),
+            ),
+            keyword_only=verdict.reason if verdict else None,
+        )
+
+    def _reconcile_keyword(self, manifest: Manifest, keyword: _KeywordWriter) -> None:
+        """Repair a keyword index that lags the manifest (after a crash or a kill)."""
+        generation = str(manifest.generation())
+        if manifest.get_meta("keyword_generation") == generation:
+            return
+        store = keyword.store()
+        indexed = set(store.all_ids())
+        truth = manifest.chunk_ids()
+        store.delete(sorted(indexed - truth))
+        missing = sorted(truth - indexed)
+        for start in range(0, len(missing), 2000):
+            records = manifest.chunks_by_id(missing[start : start + 2000])
+            store.upsert([_keyword_doc(r) for r in records.values()])
+        store.commit()
+        manifest.set_meta("keyword_generation", generation)
+        manifest.commit()
+
+    # -- vectors ---------------------------------------------------------------------------
+
+    def _sync_vectors(
+        self,
+        manifest: Manifest,
+        keyword: _KeywordWriter,
+        files: Sequence[WalkedFile],
+        resolved: _Resolved,
+        model_id: str,
+        dimension: int,
+        retired: list[RemovedChunk],
+        result: UpdateReport,
+        report: Callable[..., None],
+        is_cancelled: CancelCheck,
+        hold: frozenset[str],
+    ) -> None:
+        """Bring usearch in line (`sharc.vector_sync`), unless it is known to be in line."""
+        from sharc.vector_sync import ModelChanged
+
+        if vectors_in_line(manifest, self.index_dir) is not None:
+            return
+        failures = len(result.failed)
+        vectors = open_vectors_for_write(self.index_dir, dimension, manifest)
+        sync = self._vector_sync(
+            manifest, vectors, resolved, model_id, result, report, is_cancelled
+        )
+        try:
+            sync.run(retired)
+        except ModelChanged as changed:
+            # The chunk keys were made under the id the index remembered or expected, and the
+            # model goes by another (another device, or no int8 copy): as when the model
+            # changes, every chunk is keyed again under the model's id, then embedded.
+            embedder = changed.embedder
+            model_id = embedder.model_id
+            manifest.forget_files()
+            self._save_settings(manifest, resolved, model_id, embed=True)
+            # Its counts would repeat the first pass's; its failures are those of the first.
+            retired = self._sync_chunks(
+                manifest, keyword, files, resolved, model_id, UpdateReport(), report,
+                is_cancelled, hold,
+            )
+            if embedder.dimension != vectors.dimension:
+                from sharc.vectors import VectorStore
+
+                vectors = VectorStore(embedder.dimension)
+            sync = self._vector_sync(
+                manifest, vectors, resolved, model_id, result, report, is_cancelled
+            )
+            sync.run(retired)
+        complete = len(result.failed) == failures
+        manifest.set_meta("vectors_complete", "1" if complete else "0")
+        if complete:
+            record_vectors_in_line(manifest, self.index_dir, embedded=len(vectors))
+        manifest.commit()
+
+    def _vector_sync(
+        self,
+        manifest: Manifest,
+        vectors: VectorStore,
+        resolved: _Resolved,
+        model_id: str,
+        result: UpdateReport,
+        report: Callable[..., None],
+        is_cancelled: CancelCheck,
+    ) -> VectorSync:
+        from sharc.vector_sync import VectorSync
+
+        return VectorSync(
+            root=self.root,
+            index_dir=self.index_dir,
+            manifest=manifest,
+            vectors=vectors,
+            mode=resolved.mode,
+            model_id=model_id,
+            load_embedder=lambda: self._load_embedder(resolved.model),
+            result=result,
+            report=report,
+            is_cancelled=is_cancelled,
+        )
+
+
+def stored_settings(manifest: Manifest) -> dict[str, Any]:
+    """The settings the index remembers (empty for a new index)."""
+    raw = manifest.get_meta("settings")
+    return json.loads(raw) if raw else {}
+
+
+class _KeywordWriter:
+    """The keyword index, opened for writing when first needed: a no-op update never opens
+    it (tantivy's writer takes memory and threads)."""
+
+    def __init__(self, index_dir: Path) -> None:
+        self._index_dir = index_dir
+        self._store: KeywordStore | None = None
+
+    def store(self) -> KeywordStore:
+        if self._store is None:
+            self._store = open_keyword(self._index_dir, writable=True)
+        return self._store
+
+    def rollback(self) -> None:
+        if self._store is not None:
+            self._store.rollback()
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+
+class _Step:
+    """The chunking work since the last commit, committed together: the manifest first, then
+    the keyword index."""
+
+    def __init__(self, manifest: Manifest, keyword: _KeywordWriter) -> None:
+        self.manifest = manifest
+        self.keyword = keyword
+        self.removed: list[RemovedChunk] = []
+        self.rekeyed: list[RemovedChunk] = []
+        self.changed = False
+        self._since = float("-inf")  # the first batch is committed at once
+
+    @property
+    def due(self) -> bool:
+        return time.monotonic() - self._since >= STEP_SECONDS
+
+    def commit(self) -> list[RemovedChunk]:
+        """Commit the step; returns its retired chunks (removed, and re-keyed)."""
+        manifest = self.manifest
+        if self.changed or self.removed:
+            generation = manifest.generation() + 1
+            manifest.set_meta("generation", str(generation))
+            manifest.set_meta("vectors_complete", "0")
+            manifest.commit()
+            keyword = self.keyword.store()
+            keyword.delete([chunk.id for chunk in self.removed])
+            keyword.commit()
+            manifest.set_meta("keyword_generation", str(generation))
+        manifest.commit()
+        retired = [*self.removed, *self.rekeyed]
+        self.removed, self.rekeyed, self.changed = [], [], False
+        self._since = time.monotonic()
+        return retired
+
+    def rollback(self) -> None:
+        self.manifest.rollback()
+        self.keyword.rollback()
+
+
+def _growing_batches(files: Sequence[WalkedFile]) -> Iterator[Sequence[WalkedFile]]:
+    """Batches of files for the chunker, from `FIRST_BATCH_FILES` doubling up to
+    `CHUNK_BATCH_FILES`: the first files are searchable soon, the rest go in large batches."""
+    start, size = 0, FIRST_BATCH_FILES
+    while start < len(files):
+        yield files[start : start + size]
+        start += size
+        size = min(2 * size, CHUNK_BATCH_FILES)
+
+
+def _cancel_check(cancel: CancelCheck | threading.Event | None) -> CancelCheck:
+    if cancel is None:
+        return lambda: False
+    if isinstance(cancel, threading.Event):
+        return cancel.is_set
+    return cancel
+
+
+def _progress_reporter(callback: ProgressCallback | None, started: float) -> Callable[..., None]:
+    def report(phase: str, **counts: int) -> None:
+        if callback is not None:
+            callback(Progress(phase=phase, elapsed=time.monotonic() - started, **counts))
+
+    return report
+
+
+# -- records -------------------------------------------------------------------------------
+
+
+def _unique(chunks: Sequence[Chunk]) -> list[Chunk]:
+    """Chunk ids are unique per file by construction; guard against a core bug anyway."""
+    seen: set[str] = set()
+    unique = []
+    for chunk in chunks:
+        if chunk.id not in seen:
+            seen.add(chunk.id)
+            unique.append(chunk)
+    return unique
+
+
+def _vector_key(
+    text: str, file_hash: str, start_line: int, end_line: int, model_id: str, mode: EmbeddingMode
+) -> str:
+    if mode == "independent":
+        material = f"{model_id}\0{mode}\0{text}"
+    else:
+        # A late vector depends on the whole file around the chunk.
+        material = f"{model_id}\0{mode}\0{text}\0{file_hash}\0{start_line}:{end_line}"
+    return hashlib.blake2b(material.encode(), digest_size=16).hexdigest()
+
+
+def _record(chunk: Chunk, file_hash: str, model_id: str, mode: EmbeddingMode) -> ChunkRecord:
+    from sharc.vectors import key_of
+
+    # Without the path its header names: copies of a file share their vectors (the vector
+    # was made with one copy's path). The key below has the id, and so the path.
+    text = chunk.header.replace(chunk.path, "") + chunk.code
+    vector_key = _vector_key(text, file_hash, chunk.start_line, chunk.end_line, model_id, mode)
+    return ChunkRecord(
+        id=chunk.id,
+        # The id and the text: a key in usearch always holds the vector of this text.
+        key=key_of(f"{chunk.id}\0{vector_key}"),
+        path=chunk.path,
+        language=chunk.language,
+        tier=chunk.tier,
+        kind=chunk.kind,
+        symbol=chunk.symbol,
+        fqn=chunk.fqn,
+        start_line=chunk.start_line,
+        end_line=chunk.end_line,
+        header=chunk.header,
+        code=chunk.code,
+        vector_key=vector_key,
+    )
+
+
+def _retired(
+    old: ChunkRecord, new: ChunkRecord, file_hash: str, model_id: str, mode: EmbeddingMode
+) -> RemovedChunk:
+    """The old key of a chunk whose key changed. When its text did not change (its vector key
+    was made with the path, as before copies shared vectors), its vector serves the new key."""
+    with_path = _vector_key(
+        new.header + new.code, file_hash, new.start_line, new.end_line, model_id, mode
+    )
+    vector_key = new.vector_key if old.vector_key == with_path else old.vector_key
+    return RemovedChunk(old.id, old.key, vector_key)
+
+
+def _keyword_doc(record: ChunkRecord) -> KeywordDoc:
+    from sharc.keyword import KeywordDoc
+
+    return KeywordDoc(
+        id=record.id,
+        key=record.key,
+        path=record.path,
+        symbol=f"{record.symbol} {record.fqn}",
+        body=record.header + record.code,
+        language=record.language,
+        kind=record.kind,
+        tier=record.tier,
+    )
