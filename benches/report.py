@@ -83,6 +83,12 @@ def _load(name: str, results: Path) -> dict[str, Any] | None:
     return json.loads(path.read_text()) if path.exists() else None
 
 
+REPO_MODE_LABELS = {
+    "hybrid": "hybrid (default)",
+    "keyword": "BM25 only",
+    "semantic": "semantic only",
+    "hybrid-previous": "the previous ranking",
+}
 REPO_ANCHORS = (
     "Published anchors on a similar protocol (63 other repositories, 19 languages; not this"
     " benchmark's queries): semble 85.4, CodeRankEmbed hybrid 86.2, BM25 67.3 NDCG@10."
@@ -115,7 +121,7 @@ def _repos_tables(results: Path) -> list[str]:
         for mode, summary in entry["modes"].items():
             overall, cats = summary["overall"], summary["categories"]
             lines.append(
-                f"| {split} | {mode} | {overall['file_ndcg']:.1f} | {overall['file_recall']:.1f}"
+                f"| {split} | {REPO_MODE_LABELS.get(mode, mode)} | {overall['file_ndcg']:.1f} | {overall['file_recall']:.1f}"
                 f" | {overall['file_mrr']:.1f} | {overall['chunk_ndcg']:.1f}"
                 f" | {cats['symbol']['file_ndcg']:.1f} | {cats['semantic']['file_ndcg']:.1f}"
                 f" | {cats['architecture']['file_ndcg']:.1f} | {summary['definition_at_1']:.1f}"
@@ -125,7 +131,7 @@ def _repos_tables(results: Path) -> list[str]:
     for split, entry in splits.items():
         parts = []
         for name, per_category in entry["hybrid_vs_arms"].items():
-            arm = name.removeprefix("hybrid-")
+            arm = REPO_MODE_LABELS.get(name.removeprefix("hybrid-"), name.removeprefix("hybrid-"))
             m, lo, hi = per_category["all"]
             cats = ", ".join(
                 f"{c} {v[0]:+.1f} ({v[1]:+.1f} to {v[2]:+.1f})"
