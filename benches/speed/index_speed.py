@@ -12,7 +12,11 @@
   the file count), and the index size on disk relative to the indexed source;
 - cold index of a hostile tree (a generated file of 20,000 tiny functions, a ~900 KB minified
   one-line bundle, 30 stdlib modules) with the default model and the embedding policy;
-  baseline: the same with every policy rule turned off.
+  baseline: the same with every policy rule turned off;
+- a whole-process no-op `sharc index` (with the model: vectors for every chunk) of the
+  10,000-file tree; baseline: `git status` on that tree;
+- the first keyword result of a cold `sharc index` with the model (seconds from its start until
+  a search finds a chunk); baseline: a cold `sharc index --keyword-only` of the same tree.
 
     python -m benches.speed.index_speed [--quick] [--only query,memory,...] [--merge]
 """
@@ -288,6 +292,122 @@ def sync_speed(work: Path, tree: Path) -> dict:
     }
 
 
+def _sharc_index(root: Path, index_dir: Path, *options: str) -> list[str]:
+    return [sys.executable, "-m", "sharc.cli", "index", str(root), "--index-dir", str(index_dir),
+            *options]
+
+
+def _git_status_seconds(tree: Path, rounds: int = 5) -> float:
+    """Median `git status` on `tree`, committed in a throwaway repository."""
+    subprocess.run(["git", "init", "-q"], cwd=tree, check=True)
+    try:
+        subprocess.run(["git", "add", "-A"], cwd=tree, check=True)
+        subprocess.run(
+            ["git", "-c", "user.email=b@b", "-c", "user.name=b", "commit", "-qm", "x"],
+            cwd=tree,
+            check=True,
+        )
+        git = []
+        for _ in range(rounds):
+            started = time.perf_counter()
+            subprocess.run(
+                ["git", "status", "--porcelain"], cwd=tree, check=True, capture_output=True
+            )
+            git.append(time.perf_counter() - started)
+    finally:
+        shutil.rmtree(tree / ".git")
+    return statistics.median(git)
+
+
+def noop_process(work: Path, tree: Path, rounds: int = 5) -> dict:
+    """A no-op `sharc index` as a whole process (start, imports, walk, compare, report) on a
+    full index: every chunk the policy embeds has a vector (synthetic: the model would take
+    hours on 300k chunks, and a no-op must not touch it anyway). Baseline: `git status`."""
+    import sharc
+    from sharc.model_config import MINILM_CONFIG
+
+    index_dir = _index_dir(work, "noop-process")
+    sharc.Index.open(tree, index_dir=index_dir).update(embed=False)
+    _fill_synthetic_vectors(index_dir, MINILM_CONFIG.dimension)
+    command = _sharc_index(tree, index_dir)
+    # The first run drops the vectors of keyword-only chunks and records usearch as in line.
+    subprocess.run(command, check=True, capture_output=True)
+    seconds = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        done = subprocess.run(command, check=True, capture_output=True, text=True)
+        seconds.append(time.perf_counter() - started)
+        assert " 0 chunks embedded" in done.stderr, done.stderr
+    git = _git_status_seconds(tree)
+    stats = sharc.Index.open(tree, index_dir=index_dir).stats()
+    return {
+        "files": stats.files,
+        "chunks": stats.chunks,
+        "embedded_chunks": stats.embedded_chunks,
+        "seconds_median": statistics.median(seconds),
+        "seconds": seconds,
+        "git_status_seconds_median": git,
+        "vs_git_status": statistics.median(seconds) / git,
+        "target_seconds": 0.3,
+    }
+
+
+def first_keyword_result(work: Path, trees: dict[str, Path], rounds: int = 3) -> dict:
+    """Seconds from the start of a cold `sharc index` (with the model) until a keyword search
+    in another process finds a chunk; baseline: a cold `sharc index --keyword-only` of the
+    same tree, start to end. The indexing process is killed once the result is in."""
+    import sharc
+    import sharc.keyword  # noqa: F401 - the poller's imports are not the indexer's time
+    import sharc.ranking  # noqa: F401
+
+    results = {}
+    for name, root in trees.items():
+        index_dir = _index_dir(work, f"first-{name}")
+        first, keyword_only = [], []
+        for _ in range(rounds):
+            shutil.rmtree(index_dir, ignore_errors=True)
+            started = time.perf_counter()
+            with subprocess.Popen(
+                _sharc_index(root, index_dir), stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            ) as process:
+                while not _keyword_hit(sharc, root, index_dir):
+                    if process.poll() is not None:
+                        raise RuntimeError(f"sharc index of {root} ended before a keyword hit")
+                    time.sleep(0.02)
+                first.append(time.perf_counter() - started)
+                process.kill()
+            shutil.rmtree(index_dir, ignore_errors=True)
+            started = time.perf_counter()
+            subprocess.run(
+                _sharc_index(root, index_dir, "--keyword-only"), check=True, capture_output=True
+            )
+            keyword_only.append(time.perf_counter() - started)
+        stats = sharc.Index.open(root, index_dir=index_dir).stats()
+        results[name] = {
+            "files": stats.files,
+            "chunks": stats.chunks,
+            "first_keyword_result_seconds_median": statistics.median(first),
+            "keyword_only_index_seconds_median": statistics.median(keyword_only),
+            "first_result_vs_keyword_only_index": (
+                statistics.median(first) / statistics.median(keyword_only)
+            ),
+            "target_ratio": 1.5,
+        }
+        print(json.dumps({name: results[name]}), flush=True)
+    return results
+
+
+def _keyword_hit(sharc, root: Path, index_dir: Path) -> bool:  # type: ignore[no-untyped-def]
+    index = sharc.Index.open(root, index_dir=index_dir)
+    try:
+        return bool(index.search("return", mode="keyword"))
+    except sharc.SharcError:  # not there yet, or being created
+        return False
+    finally:
+        index.close()
+
+
 def _fill_synthetic_vectors(index_dir: Path, dimension: int, seed: int = 7) -> int:
     """Give every chunk of a keyword-only index a random unit vector (the ANN arm's load)."""
     from sharc.manifest import Manifest
@@ -507,7 +627,7 @@ def _child_peak_kib(arguments: list[str]) -> int:
     return int(output.stdout.strip().splitlines()[-1])
 
 
-STEPS = ("embedding", "cold", "sync", "query", "memory", "hostile")
+STEPS = ("embedding", "cold", "sync", "query", "memory", "hostile", "noop", "first_keyword")
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -530,7 +650,8 @@ def main(argv: list[str] | None = None) -> dict:
     result = {"benchmark": "index_speed", "machine": machine(), "quick": args.quick}
     if args.merge and args.out.exists():
         previous = json.loads(args.out.read_text())
-        kept = ("embedding", "cold_index", "sync", "query", "memory", "hostile")
+        kept = ("embedding", "cold_index", "sync", "query", "memory", "hostile",
+                "noop_process", "first_keyword")
         result.update({key: previous[key] for key in kept if key in previous})
     if "embedding" in steps:
         chunked = sharc.chunk_files(CLICK, sharc.walk(CLICK).files[:200])
@@ -555,6 +676,17 @@ def main(argv: list[str] | None = None) -> dict:
             )
             print(json.dumps({"speedup_vs_no_policy": result["hostile"]["speedup_vs_no_policy"]}),
                   flush=True)
+        if "noop" in steps:
+            tree_files = 1_000 if args.quick else 10_000
+            tree = make_tree(args.work / f"tree-{tree_files}", tree_files)
+            result["noop_process"] = noop_process(work, tree)
+            print(json.dumps(result["noop_process"]), flush=True)
+        if "first_keyword" in steps:
+            requests = DATA / "src" / "requests-2.32.3" / "src"
+            trees = {"requests-src": requests} if args.quick else {
+                "requests-src": requests, "click": CLICK,
+            }
+            result["first_keyword"] = first_keyword_result(work, trees)
     if "query" in steps:
         sizes = [10_000] if args.quick else [10_000, 100_000, 1_000_000]
         result["query"] = query_latency(args.work, sizes)

@@ -55,8 +55,8 @@ from sharc.stores import (
     vectors_in_line,
     writer_lock,
 )
+from sharc.writer import DEFAULT_EMBEDDING_MODE as DEFAULT_EMBEDDING_MODE
 from sharc.writer import (
-    DEFAULT_EMBEDDING_MODE,
     CancelCheck,
     EmbeddingMode,
     IndexWriter,

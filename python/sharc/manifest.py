@@ -468,8 +468,11 @@ class Manifest:
         files = connection.execute(
             "SELECT count(*) FROM files WHERE keyword_only IS NOT NULL"
         ).fetchone()[0]
+        # Only the chunks of files with a reason can have a rule: reading those alone spares
+        # a scan of every chunk's code (a tenth of a second at 300k chunks).
         chunks = connection.execute(
-            "SELECT count(*) FROM chunks WHERE keyword_only IS NOT NULL"
+            "SELECT count(*) FROM chunks WHERE keyword_only IS NOT NULL AND path IN"
+            " (SELECT path FROM files WHERE keyword_only IS NOT NULL)"
         ).fetchone()[0]
         return int(files), int(chunks)
 

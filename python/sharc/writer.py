@@ -491,10 +491,10 @@ class IndexWriter:
         hold: frozenset[str],
     ) -> None:
         """Bring usearch in line (`sharc.vector_sync`), unless it is known to be in line."""
-        from sharc.vector_sync import ModelChanged
-
         if vectors_in_line(manifest, self.index_dir) is not None:
             return
+        from sharc.vector_sync import ModelChanged
+
         failures = len(result.failed)
         vectors = open_vectors_for_write(self.index_dir, dimension, manifest)
         sync = self._vector_sync(

@@ -1,0 +1,138 @@
+"""The writer: the model loads only when a chunk needs it, under the id the chunks were keyed
+with, and chunking survives a kill a step at a time. Real model, usearch and tantivy."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import sharc
+from sharc import model_config
+from sharc.index import Index
+
+HEAVY = ("onnxruntime", "tokenizers", "usearch", "tantivy", "numpy")
+
+
+def _open(root: Path, index_dir: Path, **settings: object) -> Index:
+    return sharc.Index.open(root, index_dir=index_dir, **settings)  # type: ignore[arg-type]
+
+
+def test_a_no_op_index_loads_neither_the_model_nor_the_stores(
+    small_repo: Path, tmp_path: Path
+) -> None:
+    index_dir = tmp_path / "index"
+    built = _open(small_repo, index_dir).update()
+    assert built.chunks_embedded > 0
+    code = (
+        "import sys; from sharc.cli import main; "
+        f"main(['index', {str(small_repo)!r}, '--index-dir', {str(index_dir)!r}]); "
+        f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))"
+    )
+    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert output.stdout.strip() == ""
+    assert "0 chunks embedded" in output.stderr
+    stats = _open(small_repo, index_dir).stats()  # the count the writer recorded
+    assert stats.embedded_chunks == stats.chunks
+
+    # A change that needs the model loads it (the tokenizer comes with it); one that only
+    # removes chunks does not (usearch brings onnxruntime's module, not a model).
+    (small_repo / "taskboard" / "scheduler.py").unlink()
+    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "tokenizers" not in output.stdout and "usearch" in output.stdout
+    assert "0 chunks embedded" in output.stderr
+    auth = small_repo / "taskboard" / "auth.py"
+    auth.write_text(auth.read_text() + "\n\ndef forget_user(name):\n    return name\n")
+    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "tokenizers" in output.stdout and "1 chunks embedded" in output.stderr
+    index = _open(small_repo, index_dir)
+    assert index.search("forget_user").arms == ("keyword", "semantic")
+    stats = index.stats()
+    assert stats.embedded_chunks == stats.chunks
+
+
+def test_a_model_with_another_id_than_assumed_re_keys_every_chunk_before_embedding(
+    small_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reference = _open(small_repo, tmp_path / "reference")
+    reference.update()
+    expected = reference.stats()
+    # The files say CUDA, the machine has none: the chunks are keyed for the float model,
+    # and the model that loads is the int8 copy.
+    monkeypatch.setattr(model_config, "_cuda_build_installed", lambda: True)
+    index = _open(small_repo, tmp_path / "index")
+    report = index.update()
+    assert report.files_added == expected.files and report.failed == []
+    stats = index.stats()
+    assert stats.model == expected.model == f"{model_config.DEFAULT_MODEL}+int8"
+    assert stats.embedded_chunks == stats.chunks == expected.chunks
+    assert _chunk_keys(tmp_path / "index") == _chunk_keys(tmp_path / "reference")
+    assert index.search("hash a password with a salt", mode="semantic")[0].symbol == "hash_password"
+    # The index remembers the id the model gave: the next update trusts it, and has no work.
+    assert _open(small_repo, tmp_path / "index").update().chunks_embedded == 0
+    assert _chunk_keys(tmp_path / "index") == _chunk_keys(tmp_path / "reference")
+
+
+def _chunk_keys(index_dir: Path) -> set[tuple[str, int, str]]:
+    with sqlite3.connect(index_dir / "manifest.sqlite") as connection:
+        return set(connection.execute("SELECT id, key, vector_key FROM chunks"))
+
+
+def _committed_files(index_dir: Path) -> int:
+    try:
+        connection = sqlite3.connect(f"file:{index_dir / 'manifest.sqlite'}?mode=ro", uri=True)
+    except sqlite3.OperationalError:
+        return 0
+    try:
+        return int(connection.execute("SELECT count(*) FROM files").fetchone()[0])
+    except sqlite3.OperationalError:  # not created yet
+        return 0
+    finally:
+        connection.close()
+
+
+def _grow(root: Path, files: int) -> None:
+    """Files of distinct functions, so that embedding them takes the model a while."""
+    for number in range(files):
+        target = root / "generated" / f"module_{number:03d}.py"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text("".join(
+            f"def step_{number}_{part}(value):\n"
+            f'    """Advance stage {part} of pipeline {number}."""\n'
+            f"    return value * {number + part} + {part}\n\n\n"
+            for part in range(3)
+        ))
+
+
+@pytest.mark.slow
+def test_kills_of_a_cold_index_each_leave_progress_behind(small_repo: Path, tmp_path: Path) -> None:
+    _grow(small_repo, 150)
+    total = len(sharc.walk(small_repo).files)
+    index_dir = tmp_path / "index"
+    command = [sys.executable, "-m", "sharc.cli", "index", str(small_repo), "--index-dir",
+               str(index_dir)]
+    committed = [0]
+    while True:
+        before = committed[-1]
+        with subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as process:
+            # Killed as soon as the run has committed anything new: this run's own work.
+            while _committed_files(index_dir) == before and process.poll() is None:
+                time.sleep(0.01)
+            os.kill(process.pid, signal.SIGKILL)
+            process.wait()
+        committed.append(_committed_files(index_dir))
+        assert committed[-1] > before, f"a kill lost the run's work: {committed}"
+        if committed[-1] == total or len(committed) > 40:
+            break
+    # A handful of kills chunk the whole tree (the first batch of each run is committed at
+    # once), and keyword search answered all along; no file is chunked twice.
+    assert len(committed) < 20
+    assert _open(small_repo, index_dir).search("step_149_2", mode="keyword")[0].symbol == "step_149_2"
+    report = _open(small_repo, index_dir).update(embed=False)
+    assert report.files_added == report.files_changed == 0
+    assert report.files_unchanged == committed[-1]
