@@ -11,6 +11,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 MAX_WARNINGS = 20  # per-file warnings printed after an update; the rest are counted
+#: Embedding left with the default model past which `sharc index` offers the fast model.
+FAST_HINT_SECONDS = 180.0
+#: Embedding measured this long before the estimate is trusted.
+FAST_HINT_AFTER_SECONDS = 5.0
+#: Chunks/s of the fast model over the default one, embedding alone (benches/speed/fast_model.py).
+FAST_MODEL_SPEEDUP = 50
 
 if TYPE_CHECKING:
     from sharc.index import Index, Progress
@@ -70,14 +76,18 @@ def add_commands(
     mcp.add_argument("--http", action="store_true", help="serve streamable HTTP, not stdio")
     mcp.add_argument("--host", default="127.0.0.1")
     mcp.add_argument("--port", type=int, default=8765)
+    mcp.add_argument("--model", help="model of new indexes: 'fast', or a model directory"
+                     " (default: SHARC_MODEL, else the bundled all-MiniLM-L6-v2)")
     mcp.set_defaults(run=_mcp)
 
 
 def _add_index_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--index-dir", metavar="DIR",
                         help="where the index lives (default: the user cache directory)")
-    parser.add_argument("--model", metavar="DIR",
-                        help="a local ONNX model directory (default: bundled all-MiniLM-L6-v2)")
+    parser.add_argument("--model", metavar="MODEL",
+                        help="'fast' (static vectors distilled from the default model: tens of"
+                        " times faster, a little less precise) or a local ONNX model directory"
+                        " (default: the bundled all-MiniLM-L6-v2; an index keeps its model)")
 
 
 def _open(args: argparse.Namespace, **settings: object) -> Index:
@@ -97,7 +107,10 @@ def _index(args: argparse.Namespace) -> int:
         max_embedded_per_file=args.max_embedded_per_file,
     )
     bar = _ProgressBar()
-    report = index.update(progress=bar, embed=not args.keyword_only, force=args.force)
+    progress: Callable[[Progress], None] = bar
+    if not args.keyword_only and _builds_with_default_model(args, index):
+        progress = _FastModelOffer(bar, args.path)
+    report = index.update(progress=progress, embed=not args.keyword_only, force=args.force)
     bar.finish()
     stats = index.stats()
     _message(
@@ -182,8 +195,55 @@ def _mcp(args: argparse.Namespace) -> int:
         raise ImportError(f"{error}; install the MCP extra: pip install 'sharc[mcp]'") from error
     roots = args.roots or [os.getcwd()]
     serve(roots, transport="streamable-http" if args.http else "stdio",
-          host=args.host, port=args.port)
+          host=args.host, port=args.port, model=args.model)
     return 0
+
+
+def _builds_with_default_model(args: argparse.Namespace, index: Index) -> bool:
+    from sharc.model_config import DEFAULT_MODEL
+
+    if args.model is not None:
+        return str(args.model) == DEFAULT_MODEL
+    if not index.exists:
+        return True
+    remembered = index.stats().model  # empty while the index is keyword-only
+    return not remembered or remembered.startswith(DEFAULT_MODEL)
+
+
+class _FastModelOffer:
+    """Passes progress on, and once the default model's embedding rate is known, offers the
+    fast model if the rest would take long: an estimate and the command, never a switch."""
+
+    def __init__(self, bar: Callable[[Progress], None], path: str) -> None:
+        self.bar = bar
+        self.path = path
+        self._start: tuple[float, int] | None = None
+        self._offered = False
+
+    def __call__(self, progress: Progress) -> None:
+        self.bar(progress)
+        if self._offered or progress.phase != "embedding":
+            return
+        now = time.monotonic()
+        if self._start is None:
+            self._start = (now, progress.chunks_done)
+            return
+        seconds, done = now - self._start[0], progress.chunks_done - self._start[1]
+        if seconds < FAST_HINT_AFTER_SECONDS or done <= 0:
+            return
+        self._offered = True
+        rate = done / seconds
+        left = progress.chunks_total - progress.chunks_done
+        if left / rate < FAST_HINT_SECONDS:
+            return
+        fast = max(1.0, left / (rate * FAST_MODEL_SPEEDUP))
+        _message(
+            f"\rhint: {left:,} chunks left to embed at {rate:.0f} chunks/s: about"
+            f" {left / rate / 60:.0f} minutes with the default model. The fast model (static"
+            f" vectors distilled from it; a little less precise) would take about {fast:.0f} s:"
+            f" stop here (what is done is kept) and run `sharc index --model fast"
+            f" {self.path}`\033[K"
+        )
 
 
 class _ProgressBar:

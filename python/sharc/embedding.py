@@ -40,6 +40,7 @@ from sharc.errors import ModelError
 from sharc.model_config import (
     CONFIG_FILE,
     DEFAULT_MODEL,
+    FAST_MODEL,
     MINILM_DIRECTORY,
     MINILM_PACKAGE,
     MINILM_REQUIREMENT,
@@ -58,6 +59,8 @@ from sharc.model_config import MINILM_TOKENIZER_SHA256 as MINILM_TOKENIZER_SHA25
 if TYPE_CHECKING:
     from onnxruntime import InferenceSession
     from tokenizers import Encoding, Tokenizer
+
+    from sharc.static_embedding import StaticEmbedder
 
 log = logging.getLogger(__name__)
 
@@ -428,11 +431,13 @@ def load_embedder(
     late_window: int | None = None,
     late_overlap: int | None = None,
     batch_tokens: int | None = None,
-) -> Embedder:
+) -> Embedder | StaticEmbedder:
     """Load an encoder.
 
-    ``model`` is None or ``"all-MiniLM-L6-v2"`` for the default model, or a directory with
-    ``model.onnx``, ``tokenizer.json`` and ``sharc-model.json`` (or pass ``preset=``).
+    ``model`` is None or ``"all-MiniLM-L6-v2"`` for the default model, ``"fast"`` for the
+    static token vectors distilled from it (`sharc.static_embedding`: numpy only, CPU, no late
+    chunking; the other arguments do not apply to it), or a directory with ``model.onnx``,
+    ``tokenizer.json`` and ``sharc-model.json`` (or pass ``preset=``).
     ``device="auto"`` uses CUDA when onnxruntime offers it, else the CPU; ``providers``
     overrides the onnxruntime execution providers outright. ``quantized`` chooses the cached
     int8 copy of the model: None means yes for the default model on CPU, no otherwise.
@@ -442,6 +447,10 @@ def load_embedder(
     so padding stays within rows of similar length. A quantized model ignores it and runs
     one sequence per call, so that a text's vector never depends on its batch mates.
     """
+    if model is not None and str(model) == FAST_MODEL:
+        from sharc.static_embedding import load_static_embedder
+
+        return load_static_embedder()
     config, default = model_config(model, preset)
     if default:
         model_path = _default_model_path()

@@ -16,7 +16,9 @@ for that root (and scopes `search_code` to the path).
 
 Environment: `SHARC_CACHE_DIR` moves the indexes; `SHARC_WATCH_DEBOUNCE` sets the watcher's
 quiet period in seconds (default 2); `SHARC_KEYWORD_ONLY=1` serves keyword (BM25) search only,
-without loading the embedding model (fast indexing; identifiers rather than questions).
+without loading the embedding model (fast indexing; identifiers rather than questions);
+`SHARC_MODEL` (or `--model`) names the model of new indexes: `fast` for the static vectors, a
+model directory, or unset for the default model (an index keeps the model it was built with).
 """
 
 from __future__ import annotations
@@ -99,11 +101,17 @@ class SharcService:
     """The state behind the tools: one `LiveIndex` per root, created on first use."""
 
     def __init__(
-        self, roots: Sequence[str | os.PathLike[str]], *, debounce: float, embed: bool = True
+        self,
+        roots: Sequence[str | os.PathLike[str]],
+        *,
+        debounce: float,
+        embed: bool = True,
+        model: str | None = None,
     ) -> None:
         self.allowed = AllowedRoots(roots)
         self.debounce = debounce
         self.embed = embed
+        self.model = model
         self._live: dict[Path, LiveIndex] = {}
         self._lock = threading.Lock()
 
@@ -132,6 +140,7 @@ class SharcService:
                     custom_extensions=custom_extensions,
                     embed=self.embed,
                     debounce=self.debounce,
+                    model=self.model,
                 )
                 self._live[root] = live
             return live
@@ -158,13 +167,19 @@ def build_server(
     *,
     debounce: float | None = None,
     embed: bool | None = None,
+    model: str | None = None,
 ) -> tuple[MCPServer, SharcService]:
-    """The MCP server with sharc's tools, and the service it closes on shutdown."""
+    """The MCP server with sharc's tools, and the service it closes on shutdown.
+
+    `model` (default: `SHARC_MODEL`) is the model of the indexes it builds (see `Index.open`).
+    """
     if debounce is None:
         debounce = float(os.environ.get("SHARC_WATCH_DEBOUNCE", DEFAULT_DEBOUNCE))
     if embed is None:
         embed = os.environ.get("SHARC_KEYWORD_ONLY", "").lower() in ("", "0", "false", "no")
-    service = SharcService(roots, debounce=debounce, embed=embed)
+    if model is None:
+        model = os.environ.get("SHARC_MODEL") or None
+    service = SharcService(roots, debounce=debounce, embed=embed, model=model)
     server = MCPServer("sharc", instructions=INSTRUCTIONS)
 
     def resolve(path: str) -> tuple[Path, Path]:
@@ -507,12 +522,13 @@ def serve(
     transport: Transport = "stdio",
     host: str = "127.0.0.1",
     port: int = 8765,
+    model: str | None = None,
 ) -> None:
     """Serve sharc's tools for `roots` until the client disconnects (or Ctrl-C).
 
     Roots indexed before are synced and watched from the start.
     """
-    server, service = build_server(roots)
+    server, service = build_server(roots, model=model)
     try:
         service.resume()
         if transport == "stdio":
@@ -533,10 +549,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--http", action="store_true", help="serve streamable HTTP, not stdio")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--model", help="model of new indexes: 'fast', or a model directory"
+                        " (default: SHARC_MODEL, else the bundled all-MiniLM-L6-v2)")
     args = parser.parse_args(argv)
     try:
         serve(args.roots or [os.getcwd()], "streamable-http" if args.http else "stdio",
-              args.host, args.port)
+              args.host, args.port, model=args.model)
     except KeyboardInterrupt:
         return 130
     except (NotADirectoryError, ValueError) as error:

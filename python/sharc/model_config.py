@@ -31,6 +31,11 @@ MINILM_ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014
 MINILM_TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 MINILM_DIRECTORY = Path(__file__).parent / "models" / DEFAULT_MODEL
 
+#: The static-vector model distilled from the default one (`sharc.static_embedding`).
+FAST_MODEL = "fast"
+STATIC_DIRECTORY = Path(__file__).parent / "models" / "static-minilm"
+STATIC_SETTINGS_FILE = "sharc-static.json"
+
 
 @dataclass(frozen=True)
 class ModelConfig:
@@ -167,6 +172,14 @@ def model_config(model: str | Path | None, preset: str | None = None) -> tuple[M
     the model, and whether it is the default model."""
     if model is None or str(model) == DEFAULT_MODEL:
         return MINILM_CONFIG, True
+    if str(model) == FAST_MODEL:
+        settings = static_settings()
+        return ModelConfig(
+            model_id=str(settings["model_id"]),
+            dimension=int(settings["dimension"]),
+            max_length=int(settings["max_length"]),
+            tokenizer_file=str(settings["tokenizer"]),
+        ), False
     directory = Path(model).expanduser()
     if not directory.is_dir():
         if str(model) in PRESETS:
@@ -179,6 +192,19 @@ def model_config(model: str | Path | None, preset: str | None = None) -> tuple[M
             f" model.onnx, tokenizer.json and {CONFIG_FILE}"
         )
     return read_model_config(directory, preset), False
+
+
+def static_settings(directory: Path = STATIC_DIRECTORY) -> dict[str, Any]:
+    """The fast model's ``sharc-static.json``: its id, dimension, weights' sha256 and how it
+    was trained."""
+    path = directory / STATIC_SETTINGS_FILE
+    try:
+        loaded = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ModelError(f"the fast model's {path} is unreadable ({error}); reinstall sharc") from error
+    if not isinstance(loaded, dict):
+        raise ModelError(f"the fast model's {path} is not a JSON object; reinstall sharc")
+    return loaded
 
 
 def expected_model_id(

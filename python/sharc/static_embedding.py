@@ -1,0 +1,223 @@
+"""The fast model: static token vectors distilled from the default model, numpy only.
+
+A text's vector is the normalised sum of one stored vector per token, the text tokenized as
+the default model tokenizes it (its ``tokenizer.json``, [CLS] ... [SEP], cut at 256 tokens).
+The vectors were fitted so that this sum points where all-MiniLM-L6-v2's embedding of the
+text points (projected on its top principal axes); a vector's length is its token's weight.
+``tools/static_model`` rebuilds them from registry packages; ``sharc-static.json`` beside the
+weights records how (`sharc.model_config.static_settings` reads it).
+
+No encoder runs, so there is no late chunking, and no onnxruntime: `load_static_embedder`
+needs numpy and tokenizers only. Load it as ``load_embedder("fast")``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from sharc.errors import ModelError
+from sharc.model_config import FAST_MODEL, STATIC_DIRECTORY, static_settings
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
+
+WEIGHTS_FILE = "static-minilm.npz"
+
+# Characters where splitting on whitespace first would not match the tokenizer: controls and
+# format characters it deletes (joining their neighbours), and characters it may not know.
+# A text holding one is tokenized whole by the tokenizer itself.
+_UNSAFE = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u08e2\u180e"
+    "\u200b-\u200f\u202a-\u202e\u2060-\u206f\ud800-\uf8ff\ufeff\ufff0-\uffff"
+    "\U000110bd\U000110cd\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U0010ffff]"
+)
+_ASCII_WORDS = re.compile(r"[a-z0-9]+|[^a-z0-9]")
+# Distinct whitespace-separated pieces remembered with their token ids.
+_PIECE_CACHE_LIMIT = 400_000
+
+
+class StaticEmbedder:
+    """The fast model, with the interface of `sharc.embedding.Embedder` minus late chunking.
+
+    Thread-safe; every method returns float32 L2-normalised rows. Build one with
+    :func:`load_static_embedder` (or ``load_embedder("fast")``).
+    """
+
+    device = "cpu"
+    query_prefix = ""
+    document_prefix = ""
+
+    def __init__(
+        self,
+        vectors: np.ndarray,
+        tokenizer: Tokenizer,
+        *,
+        model_id: str,
+        max_length: int,
+        projection: np.ndarray | None = None,
+    ) -> None:
+        from tokenizers import Tokenizer
+
+        self.model_id = model_id
+        """Names the vectors: the same text gives the same vector under the same id."""
+        self.dimension = int(vectors.shape[1])
+        self.max_length = max_length
+        self.vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        self.projection = projection
+        """The teacher's principal axes the vectors live on ([384, dimension]), if stored."""
+        tokenizer.no_padding()
+        tokenizer.no_truncation()
+        self._pieces = tokenizer
+        self._whole = Tokenizer.from_str(tokenizer.to_str())
+        self._whole.enable_truncation(max_length)
+        frame = self._whole.encode("a")
+        self._cls, self._sep = frame.ids[0], frame.ids[-1]
+        self._cache: dict[str, tuple[int, ...]] = {}
+        self._words: dict[str, tuple[int, ...]] = {}
+
+    def __repr__(self) -> str:
+        return f"StaticEmbedder({self.model_id!r}, dimension={self.dimension})"
+
+    # -- the interface of Embedder -----------------------------------------------------------
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        """One row per text; text past ``max_length`` tokens is cut off, as the teacher does."""
+        return self._embed(texts)
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """One row per query (the teacher uses no query prefix)."""
+        return self._embed(texts)
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        """Tokens in each text, without special tokens or truncation."""
+        encodings = self._pieces.encode_batch(_text_list(texts), add_special_tokens=False)
+        return [len(encoding.ids) for encoding in encodings]
+
+    def embed_late(self, text: str, spans: Sequence[Any], *, header: str = "") -> np.ndarray:
+        raise self._no_late()
+
+    def embed_late_batch(self, files: Sequence[Any]) -> list[np.ndarray]:
+        raise self._no_late()
+
+    def _no_late(self) -> ModelError:
+        return ModelError(
+            f"the fast model ({self.model_id}) has static token vectors and no encoder, so no"
+            " late chunking; open the index with embedding_mode='independent'"
+        )
+
+    # -- tokens and vectors ------------------------------------------------------------------
+
+    def token_ids(self, text: str) -> list[int]:
+        """The ids the teacher's tokenizer gives ``text`` (special tokens, truncation).
+
+        The tokenizer splits on whitespace before anything else, so each whitespace-separated
+        piece is tokenized once and remembered: code repeats its pieces, and this is several
+        times faster than tokenizing every text whole.
+        """
+        if _UNSAFE.search(text):
+            return list(self._whole.encode(text).ids)
+        limit = self.max_length - 1
+        ids = [self._cls]
+        cache = self._cache
+        # Every piece gives at least one token, so `limit` pieces always fill the sequence.
+        pieces = text.split(maxsplit=limit)
+        if len(pieces) > limit:
+            pieces[limit:] = pieces[limit].split()
+        for piece in pieces:
+            found = cache.get(piece)
+            if found is None:
+                found = self._remember(piece)
+            ids.extend(found)
+            if len(ids) >= limit:
+                del ids[limit:]
+                break
+        ids.append(self._sep)
+        return ids
+
+    def _remember(self, piece: str) -> tuple[int, ...]:
+        if len(self._cache) >= _PIECE_CACHE_LIMIT:
+            self._cache.clear()
+            self._words.clear()
+        if piece.isascii():
+            # ASCII the tokenizer lowercases and cuts into runs of letters and digits and
+            # single punctuation marks; words repeat far more than pieces do.
+            found: tuple[int, ...] = ()
+            words = self._words
+            for word in _ASCII_WORDS.findall(piece.lower()):
+                ids = words.get(word)
+                if ids is None:
+                    ids = tuple(self._pieces.encode(word, add_special_tokens=False).ids)
+                    words[word] = ids
+                found += ids
+        else:
+            found = tuple(self._pieces.encode(piece, add_special_tokens=False).ids)
+        self._cache[piece] = found
+        return found
+
+    def _embed(self, texts: Sequence[str]) -> np.ndarray:
+        texts = _text_list(texts)
+        out = np.empty((len(texts), self.dimension), dtype=np.float32)
+        vectors = self.vectors
+        for row, text in enumerate(texts):
+            np.sum(vectors[self.token_ids(text)], axis=0, out=out[row])
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return np.divide(out, norms, out=np.zeros_like(out), where=norms > 0)
+
+
+def _text_list(texts: Sequence[str]) -> list[str]:
+    if isinstance(texts, str):
+        raise TypeError("pass a sequence of strings, not one string")
+    return list(texts)
+
+
+def load_static_embedder(directory: Path = STATIC_DIRECTORY) -> StaticEmbedder:
+    """Load the fast model shipped in ``sharc/models/static-minilm`` (checked by sha256)."""
+    from sharc.embedding import MINILM_TOKENIZER_SHA256, _load_tokenizer
+
+    settings = static_settings(directory)
+    weights = directory / WEIGHTS_FILE
+    try:
+        data = weights.read_bytes()
+    except OSError as error:
+        raise ModelError(f"the fast model's {weights} is unreadable ({error}); reinstall sharc") from error
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != settings["weights_sha256"]:
+        raise ModelError(
+            f"the fast model's {weights} has sha256 {digest}, expected"
+            f" {settings['weights_sha256']}: it is corrupt or another version; reinstall sharc"
+        )
+    with np.load(io.BytesIO(data)) as stored:
+        values = stored["vectors"]
+        scales = stored["scales"].astype(np.float32)
+        projection = stored["projection"].astype(np.float32) if "projection" in stored else None
+    vectors = values.astype(np.float32) * scales[:, None]
+    tokenizer = _load_tokenizer(
+        (directory / settings["tokenizer"]).resolve(), MINILM_TOKENIZER_SHA256, True
+    )
+    if tokenizer.get_vocab_size() != len(vectors):
+        raise ModelError(
+            f"the fast model has {len(vectors)} token vectors but its tokenizer"
+            f" {tokenizer.get_vocab_size()} tokens; reinstall sharc"
+        )
+    return StaticEmbedder(
+        vectors,
+        tokenizer,
+        model_id=str(settings["model_id"]),
+        max_length=int(settings["max_length"]),
+        projection=projection,
+    )
+
+
+__all__ = [
+    "FAST_MODEL",
+    "STATIC_DIRECTORY",
+    "StaticEmbedder",
+    "load_static_embedder",
+]
