@@ -6,6 +6,9 @@
     >>> for hit in index.search("where are routes registered"):
     ...     print(hit.location, hit.score, hit.symbol)
 
+`await index.asearch(...)` and `index.aupdate()` serve asyncio; `sharc.search_many` searches
+several indexes as one; `sharc.integrations` holds the LangChain and LlamaIndex retrievers.
+
 Heavy dependencies (onnxruntime, usearch, tantivy) load on first use, not on import.
 """
 
@@ -29,6 +32,7 @@ from sharc.files import WalkResult, walk
 if TYPE_CHECKING:
     from sharc.chunking import ChunkedFile, chunk_files, chunk_text
     from sharc.index import Index, IndexStats, Progress, SearchResult
+    from sharc.multi_root import RootedResult, search_many
 
 __version__ = "0.1.0"
 
@@ -46,6 +50,7 @@ __all__ = [
     "PathNotAllowedError",
     "PatternError",
     "Progress",
+    "RootedResult",
     "SearchResult",
     "SharcError",
     "SkippedFile",
@@ -53,6 +58,7 @@ __all__ = [
     "WalkedFile",
     "chunk_files",
     "chunk_text",
+    "search_many",
     "walk",
 ]
 
@@ -64,6 +70,8 @@ _LAZY = {
     "IndexStats": "sharc.index",
     "Progress": "sharc.index",
     "SearchResult": "sharc.index",
+    "RootedResult": "sharc.multi_root",
+    "search_many": "sharc.multi_root",
 }
 
 

@@ -33,6 +33,9 @@ def add_commands(
     index.add_argument("path", nargs="?", default=".", help="the repository root (default: .)")
     add_walk_options(index)
     index.add_argument("--force", action="store_true", help="rebuild from scratch")
+    index.add_argument("--compact", action="store_true",
+                       help="fold the vectors added since the last compaction into the main"
+                       " vector file now (updates do it when they pass a tenth of it)")
     index.add_argument("--keyword-only", action="store_true",
                        help="skip embeddings (keyword search only; fast)")
     add_embed_options(index)
@@ -42,7 +45,9 @@ def add_commands(
     search = commands.add_parser("search", help="search an indexed repository",
                                  description=_doc(_search))
     search.add_argument("query", help="natural language or an identifier")
-    search.add_argument("--path", default=".", help="the indexed repository root (default: .)")
+    search.add_argument("--path", action="append", default=None, metavar="PATH",
+                        help="an indexed repository root (default: .); repeat it to search"
+                        " several roots as one, each hit naming its root")
     search.add_argument("--limit", "-n", type=int, default=10, help="results to show (default 10)")
     search.add_argument("--mode", choices=("hybrid", "semantic", "keyword"), default="hybrid")
     search.add_argument("--ext", action="append", default=[], metavar="EXT",
@@ -54,7 +59,7 @@ def add_commands(
     search.add_argument("--tests", action="store_true", help="do not rank tests lower")
     search.add_argument("--code", action="store_true", help="print each hit's code")
     search.add_argument("--json", action="store_true", help="print one JSON object per result")
-    _add_index_options(search)
+    _add_index_options(search, several=True)
     search.set_defaults(run=_search)
 
     status = commands.add_parser("status", help="show the state of an index",
@@ -81,9 +86,14 @@ def add_commands(
     mcp.set_defaults(run=_mcp)
 
 
-def _add_index_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--index-dir", metavar="DIR",
-                        help="where the index lives (default: the user cache directory)")
+def _add_index_options(parser: argparse.ArgumentParser, *, several: bool = False) -> None:
+    if several:
+        parser.add_argument("--index-dir", action="append", default=None, metavar="DIR",
+                            help="where the index lives (default: the user cache directory);"
+                            " with several --path, one --index-dir per --path, in order")
+    else:
+        parser.add_argument("--index-dir", metavar="DIR",
+                            help="where the index lives (default: the user cache directory)")
     parser.add_argument("--model", metavar="MODEL",
                         help="'fast' (static vectors distilled from the default model: tens of"
                         " times faster, a little less precise) or a local ONNX model directory"
@@ -110,7 +120,8 @@ def _index(args: argparse.Namespace) -> int:
     progress: Callable[[Progress], None] = bar
     if not args.keyword_only and _builds_with_default_model(args, index):
         progress = _FastModelOffer(bar, args.path)
-    report = index.update(progress=progress, embed=not args.keyword_only, force=args.force)
+    report = index.update(progress=progress, embed=not args.keyword_only, force=args.force,
+                          compact=args.compact)
     bar.finish()
     stats = index.stats()
     _message(
@@ -133,16 +144,38 @@ def _index(args: argparse.Namespace) -> int:
 
 
 def _search(args: argparse.Namespace) -> int:
-    """Search the index of --path with a natural-language question or an identifier."""
-    index = _open(args)
-    response = index.search(
-        args.query, limit=args.limit, mode=args.mode, extensions=args.ext, languages=args.lang,
+    """Search the index of --path with a natural-language question or an identifier. With
+    several --path, their indexes are searched as one (`sharc.search_many`): one ranking, on
+    one score scale, each hit naming its root."""
+    from sharc.index import Index
+
+    paths = args.path or ["."]
+    index_dirs = args.index_dir or [None] * len(paths)
+    if len(index_dirs) != len(paths):
+        raise ValueError(
+            f"{len(paths)} --path but {len(index_dirs)} --index-dir: give one --index-dir per"
+            " --path, in the same order, or none"
+        )
+    indexes = [
+        Index.open(path, index_dir=index_dir, model=args.model)
+        for path, index_dir in zip(paths, index_dirs)
+    ]
+    options = dict(
+        limit=args.limit, mode=args.mode, extensions=args.ext, languages=args.lang,
         path_prefix=args.under, path_glob=args.glob, include_tests=True if args.tests else None,
     )
+    if len(indexes) == 1:
+        response = indexes[0].search(args.query, **options)  # type: ignore[arg-type]
+    else:
+        from sharc.multi_root import search_many
+
+        response = search_many(indexes, args.query, **options)  # type: ignore[arg-type]
     out = sys.stdout
     for result in response:
+        root = getattr(result, "root", None)
         if args.json:
             out.write(json.dumps({
+                **({"root": root} if root else {}),
                 "location": result.location, "path": result.path,
                 "start_line": result.start_line, "end_line": result.end_line,
                 "score": round(result.score, 4), "kind": result.kind, "symbol": result.symbol,
@@ -150,7 +183,11 @@ def _search(args: argparse.Namespace) -> int:
                 "code": result.code,
             }) + "\n")
             continue
-        out.write(f"{result.location}  {result.score:.3f}  {result.kind} {result.fqn or result.symbol}\n")
+        location = (
+            f"{os.path.join(root, result.path)}:{result.start_line}-{result.end_line}"
+            if root else result.location
+        )
+        out.write(f"{location}  {result.score:.3f}  {result.kind} {result.fqn or result.symbol}\n")
         if args.code:
             out.write("".join(f"    {line}\n" for line in result.code.splitlines()))
     note = "" if response.complete else " (embeddings still being computed)"

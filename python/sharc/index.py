@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from sharc.asynchronous import AsyncIndexMethods
 from sharc.embed_policy import policy_from_settings
 from sharc.errors import NotIndexedError
 from sharc.files import WalkSettings
@@ -166,10 +167,11 @@ class SearchFilters:
         return bool(self.extensions or self.languages or self.path_prefix or self.path_glob)
 
 
-class Index:
+class Index(AsyncIndexMethods):
     """The search index of one root directory. Thread-safe for concurrent searches.
 
-    A facade: `update` goes to an `IndexWriter`; searches read the stores here.
+    A facade: `update` goes to an `IndexWriter`; searches read the stores here; `asearch`
+    and `aupdate` (`sharc.asynchronous`) run them for asyncio.
     """
 
     def __init__(

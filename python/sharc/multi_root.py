@@ -1,0 +1,251 @@
+"""One query over several indexes, `search_many(indexes, query)`: for services that serve many
+repositories.
+
+The candidates are pooled before they are ranked, so every hit is on one score scale: each arm
+(BM25, vectors) runs in every index, the arms' raw scores are merged into one list per arm, and
+the ranking pipeline (`sharc.ranking.rank`) fuses, boosts, penalises and shapes those lists once,
+as if the roots were one tree. Merging the indexes' own results would not do: each index
+normalises its scores over its own candidates, so its best hit scores near 1 however weak.
+
+Vector similarities share a scale only under one model: semantic and hybrid search need the
+indexes that have vectors to share their model (keyword search takes any mix), and the query is
+embedded once. BM25 scores keep each index's own term statistics, as in that index alone.
+
+Each hit is a `RootedResult`: a `SearchResult` that names the root it came from.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from sharc.errors import NotIndexedError
+from sharc.index import Index, SearchFilters, SearchMode, SearchResponse, SearchResult
+from sharc.writer import stored_settings
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from sharc.manifest import Manifest, RankRecord
+    from sharc.ranking.pipeline import Arm
+    from sharc.vector_segments import SegmentedVectors
+
+#: Ranking keys files by path (file coherence, results per file) and reads words and the test,
+#: vendored and generated rules from it. Each root's paths are read with a mark in front, one
+#: private-use character and a slash: no letter or digit for the path words, and every `(^|/)`
+#: rule still anchors after the slash, so two roots' `src/app.py` stay apart and rank as alone.
+_FIRST_MARK = 0xF0000
+_MAX_ROOTS = 0xFFFD
+
+
+@dataclass(frozen=True)
+class RootedResult(SearchResult):
+    """A hit of `search_many`: a `SearchResult` and the root (absolute path) it belongs to."""
+
+    root: str
+
+
+def search_many(
+    indexes: Sequence[Index | str | os.PathLike[str]],
+    query: str,
+    *,
+    limit: int = 10,
+    mode: SearchMode = "hybrid",
+    extensions: Sequence[str] = (),
+    languages: Sequence[str] = (),
+    path_prefix: str | None = None,
+    path_glob: str | None = None,
+    include_tests: bool | None = None,
+    max_per_file: int | None = 2,
+) -> SearchResponse:
+    """Search several indexes as one: the hits of every root ranked on one score scale.
+
+    `indexes` are open `Index` objects (their model and readers stay warm between calls) or
+    roots, opened with their remembered settings for this call only. The options are
+    `Index.search`'s, applied in every root; the ranking settings are the first index's. The
+    response holds `RootedResult`s; it is complete when every index has all its vectors.
+    Raises `ValueError` for a root given twice, or for semantic or hybrid search over indexes
+    built with different models; `NotIndexedError` names a root that has no index.
+    """
+    if limit < 1:
+        raise ValueError("limit must be at least 1")
+    if not indexes:
+        raise ValueError("search_many needs at least one index")
+    if len(indexes) > _MAX_ROOTS:
+        raise ValueError(f"search_many takes at most {_MAX_ROOTS} indexes")
+    opened = [item if isinstance(item, Index) else Index.open(item) for item in indexes]
+    try:
+        _refuse_duplicates(opened)
+        return _search(
+            opened, query.strip(), limit=limit, mode=mode,
+            filters=SearchFilters(tuple(extensions), tuple(languages), path_prefix, path_glob),
+            include_tests=include_tests, max_per_file=max_per_file,
+        )
+    finally:
+        for index, item in zip(opened, indexes):
+            if index is not item:
+                index.close()
+
+
+def _search(
+    indexes: list[Index],
+    query: str,
+    *,
+    limit: int,
+    mode: SearchMode,
+    filters: SearchFilters,
+    include_tests: bool | None,
+    max_per_file: int | None,
+) -> SearchResponse:
+    from sharc import ranking
+
+    manifests = [index._reader_manifest() for index in indexes]
+    if not query:
+        return SearchResponse([], (), "empty", True)
+    arms: dict[str, Arm] = {}
+    complete = True
+    if mode in ("hybrid", "keyword"):
+        arms[ranking.KEYWORD] = _pooled([
+            index._keyword_arm(filters.languages, filters.path_prefix) for index in indexes
+        ])
+    if mode in ("hybrid", "semantic"):
+        complete = all(m.get_meta("vectors_complete") == "1" for m in manifests)
+        semantic = _semantic_arms(indexes, manifests)
+        if semantic:
+            arms[ranking.SEMANTIC] = _pooled(semantic)
+        elif mode == "semantic":
+            raise NotIndexedError("none of these roots has vectors yet; run `sharc index` first")
+    ranked = ranking.rank(
+        query, arms, _record_reader(manifests), limit=limit,
+        settings=indexes[0].ranking_settings,
+        accepts=(
+            (lambda r: filters.accepts(_unmarked(r.path), r.language)) if filters.active else None
+        ),
+        include_tests=include_tests, max_per_file=max_per_file,
+    )
+    top = ranked.candidates[:limit]
+    wanted: dict[int, list[str]] = {}
+    for candidate, _ in top:
+        number, chunk_id = _untagged(candidate.id)
+        wanted.setdefault(number, []).append(chunk_id)
+    chunks = {number: manifests[number].chunks_by_id(ids) for number, ids in wanted.items()}
+    results = []
+    for candidate, score in top:
+        number, chunk_id = _untagged(candidate.id)
+        if (r := chunks[number].get(chunk_id)) is not None:
+            results.append(RootedResult(
+                path=r.path, start_line=r.start_line, end_line=r.end_line,
+                score=min(1.0, score), kind=r.kind, symbol=r.symbol, fqn=r.fqn,
+                language=r.language, header=r.header, code=r.code, id=r.id,
+                root=str(indexes[number].root),
+            ))
+    return SearchResponse(results, ranked.arms, ranked.kind.value, complete)
+
+
+def _refuse_duplicates(indexes: list[Index]) -> None:
+    seen: dict[str, Index] = {}
+    for index in indexes:
+        key = os.path.realpath(index.index_dir)
+        if key in seen:
+            raise ValueError(f"{index.root} is given twice (both use the index at {key})")
+        seen[key] = index
+
+
+def _semantic_arms(indexes: list[Index], manifests: list[Manifest]) -> list[Arm | None]:
+    """Per index, its vector arm (None without vectors), all fed one query vector."""
+    stores = [index._reader_vectors() for index in indexes]
+    with_vectors = [n for n, store in enumerate(stores) if store is not None and len(store)]
+    if not with_vectors:
+        return []
+    models = {str(stored_settings(manifests[n]).get("model_id", "")): n for n in with_vectors}
+    if len(models) > 1:
+        named = ", ".join(f"{indexes[n].root} ({model or 'unknown'})" for model, n in models.items())
+        raise ValueError(
+            f"these indexes were built with different models, whose similarities are not on"
+            f" one scale: {named}; search them with mode='keyword', or one at a time"
+        )
+    embedder = indexes[with_vectors[0]].embedder
+    vectors: dict[str, np.ndarray] = {}
+
+    def query_vector(query: str) -> np.ndarray:
+        if query not in vectors:
+            vectors[query] = embedder().embed_queries([query])[0]
+        return vectors[query]
+
+    arms: list[Arm | None] = [None] * len(indexes)
+    for n in with_vectors:
+        store = stores[n]
+        assert store is not None
+        arms[n] = _vector_arm(manifests[n], store, query_vector)
+    return arms
+
+
+def _vector_arm(
+    manifest: Manifest, store: SegmentedVectors, query_vector: Callable[[str], np.ndarray]
+) -> Arm:
+    def search(query: str, depth: int) -> list[tuple[str, float]]:
+        hits = store.search(query_vector(query), depth)
+        ids = manifest.ids_by_key([key for key, _ in hits])
+        return [(ids[key], similarity) for key, similarity in hits if key in ids]
+
+    return search
+
+
+def _pooled(arms: Sequence[Arm | None]) -> Arm:
+    """One arm over every index's arm: their hits tagged with the index's number, best first
+    by raw score (stable: ties keep the order of the indexes), cut at the depth asked for."""
+
+    def search(query: str, depth: int) -> list[tuple[str, float]]:
+        hits = [
+            (_tagged(number, chunk_id), score)
+            for number, arm in enumerate(arms)
+            if arm is not None
+            for chunk_id, score in arm(query, depth)
+        ]
+        hits.sort(key=lambda hit: -hit[1])
+        return hits[:depth]
+
+    return search
+
+
+def _record_reader(
+    manifests: list[Manifest],
+) -> Callable[[Sequence[str]], Mapping[str, RankRecord]]:
+    """Ranking's record reader over every index: tagged ids, marked paths."""
+
+    def read(ids: Sequence[str]) -> Mapping[str, RankRecord]:
+        by_index: dict[int, list[str]] = {}
+        for tagged in ids:
+            number, chunk_id = _untagged(tagged)
+            by_index.setdefault(number, []).append(chunk_id)
+        records = {}
+        for number, chunk_ids in by_index.items():
+            mark = _mark(number)
+            for chunk_id, record in manifests[number].rank_records_by_id(chunk_ids).items():
+                tagged = _tagged(number, chunk_id)
+                records[tagged] = replace(record, id=tagged, path=mark + record.path)
+        return records
+
+    return read
+
+
+def _tagged(number: int, chunk_id: str) -> str:
+    return f"{number}:{chunk_id}"
+
+
+def _untagged(tagged: str) -> tuple[int, str]:
+    number, chunk_id = tagged.split(":", 1)
+    return int(number), chunk_id
+
+
+def _mark(number: int) -> str:
+    return chr(_FIRST_MARK + number) + "/"
+
+
+def _unmarked(path: str) -> str:
+    return path[2:]
+
+
+__all__ = ["RootedResult", "search_many"]
