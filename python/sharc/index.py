@@ -49,11 +49,14 @@ from sharc.locking import WriterLock
 from sharc.manifest import Manifest
 from sharc.paths import default_index_dir
 from sharc.stores import (
+    DELTA,
     MANIFEST,
+    VECTOR_STATE,
     VECTORS,
+    file_signature,
     open_keyword,
+    recorded_state,
     remove_index_files,
-    vectors_in_line,
     writer_lock,
 )
 from sharc.writer import DEFAULT_EMBEDDING_MODE as DEFAULT_EMBEDDING_MODE
@@ -72,7 +75,7 @@ if TYPE_CHECKING:
     from sharc.embedding import Embedder
     from sharc.keyword import KeywordStore
     from sharc.ranking.pipeline import Arm
-    from sharc.vectors import VectorStore
+    from sharc.vector_segments import SegmentedVectors
 
 SearchMode = Literal["hybrid", "semantic", "keyword"]
 
@@ -201,8 +204,8 @@ class Index(AsyncIndexMethods):
         self._reader_lock = threading.Lock()
         self._manifest: Manifest | None = None
         self._keyword: KeywordStore | None = None
-        self._vectors: VectorStore | None = None
-        self._vectors_mtime: float = -1.0
+        self._vectors: SegmentedVectors | None = None
+        self._vectors_identity: tuple[object, ...] | None = None
         from sharc.ranking import DEFAULT_SETTINGS
 
         #: Arm weights, RRF constant, boosts and penalties (benchmarks tune them).
@@ -288,13 +291,16 @@ class Index(AsyncIndexMethods):
         embed: bool = True,
         force: bool = False,
         hold: Collection[str] = (),
+        compact: bool = False,
     ) -> UpdateReport:
         """Bring the index in line with the files on disk, touching only what changed.
 
-        The model is loaded only if a chunk needs a vector. Files in `hold` (relative paths)
-        keep their indexed state whatever is on disk: the watcher's syntax guard holds a file
-        while it does not parse. Raises `IndexLockedError` if another process is writing,
-        `CancelledError` when `cancel` says so (the index keeps its last committed state).
+        The model is loaded only if a chunk needs a vector. New vectors go to a delta file
+        beside the main one, folded in when it grows past a tenth of it, or now with
+        `compact`. Files in `hold` (relative paths) keep their indexed state whatever is on
+        disk: the watcher's syntax guard holds a file while it does not parse. Raises
+        `IndexLockedError` if another process is writing, `CancelledError` when `cancel` says
+        so (the index keeps its last committed state).
         """
         writer = IndexWriter(
             self.root,
@@ -312,7 +318,8 @@ class Index(AsyncIndexMethods):
         )
         try:
             return writer.update(
-                progress=progress, cancel=cancel, embed=embed, force=force, hold=hold
+                progress=progress, cancel=cancel, embed=embed, force=force, hold=hold,
+                compact=compact,
             )
         finally:
             self._forget_readers()
@@ -372,18 +379,23 @@ class Index(AsyncIndexMethods):
                     ) from None
                 time.sleep(0.1)
 
-    def _reader_vectors(self) -> VectorStore | None:
-        from sharc.vectors import VectorStore
+    def _reader_vectors(self) -> SegmentedVectors | None:
+        """The main vector file and its delta (`sharc.vector_segments`), reloaded when a
+        writer has changed them."""
+        from sharc.vector_segments import open_for_search
 
-        path = self.index_dir / VECTORS
+        manifest = self._reader_manifest()
         with self._reader_lock:
-            try:
-                mtime = path.stat().st_mtime_ns
-            except FileNotFoundError:
+            identity = (
+                file_signature(self.index_dir / VECTORS),
+                file_signature(self.index_dir / DELTA),
+                manifest.get_meta(VECTOR_STATE),  # the tombstones change with it
+            )
+            if identity[:2] == (None, None):
                 return None
-            if self._vectors is None or mtime != self._vectors_mtime:
-                self._vectors = VectorStore.load(path, view=True)
-                self._vectors_mtime = mtime
+            if self._vectors is None or identity != self._vectors_identity:
+                self._vectors = open_for_search(self.index_dir, manifest, self._vectors)
+                self._vectors_identity = identity
             return self._vectors
 
     def _forget_readers(self) -> None:
@@ -393,7 +405,7 @@ class Index(AsyncIndexMethods):
             if self._keyword is not None:
                 self._keyword.close()
             self._manifest = self._keyword = self._vectors = None
-            self._vectors_mtime = -1.0
+            self._vectors_identity = None
 
     def search(
         self,
@@ -467,7 +479,7 @@ class Index(AsyncIndexMethods):
 
         return search
 
-    def _semantic_arm(self, manifest: Manifest, vectors: VectorStore) -> Arm:
+    def _semantic_arm(self, manifest: Manifest, vectors: SegmentedVectors) -> Arm:
         def search(query: str, depth: int) -> list[tuple[str, float]]:
             query_vector = self.embedder().embed_queries([query])[0]
             hits_by_key = vectors.search(query_vector, depth)
@@ -502,9 +514,9 @@ class Index(AsyncIndexMethods):
         )
 
     def _count_embedded(self, manifest: Manifest) -> int:
-        recorded = vectors_in_line(manifest, self.index_dir)
+        recorded = recorded_state(manifest, self.index_dir)
         if recorded is not None:
-            return recorded  # counted by the writer: usearch stays unread
+            return recorded.embedded  # counted by the writer: usearch stays unread
         import numpy as np
 
         vectors = self._reader_vectors()

@@ -74,6 +74,7 @@ CREATE TABLE IF NOT EXISTS chunks (
 CREATE INDEX IF NOT EXISTS chunks_path ON chunks (path);
 CREATE INDEX IF NOT EXISTS chunks_vector_key ON chunks (vector_key);
 CREATE TABLE IF NOT EXISTS vectors (vector_key TEXT PRIMARY KEY, vector BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS vector_tombstones (key INTEGER PRIMARY KEY);
 """
 
 
@@ -538,6 +539,35 @@ class Manifest:
         if self._cached_vector_format is None:
             self._cached_vector_format = self.get_meta("vector_format") or "f16"
         return self._cached_vector_format
+
+    # -- tombstones: keys of the main usearch file that no longer count (`vector_segments`) --
+
+    def vector_tombstones(self) -> list[int]:
+        try:
+            return [row[0] for row in self._connection().execute("SELECT key FROM vector_tombstones")]
+        except sqlite3.OperationalError:  # a manifest from before the delta, not yet written
+            return []
+
+    def count_vector_tombstones(self) -> int:
+        return int(self._connection().execute("SELECT count(*) FROM vector_tombstones").fetchone()[0])
+
+    def add_vector_tombstones(self, keys: Iterable[int]) -> None:
+        self._connection().executemany(
+            "INSERT OR IGNORE INTO vector_tombstones (key) VALUES (?)", [(int(k),) for k in keys]
+        )
+
+    def remove_vector_tombstones(self, keys: Iterable[int]) -> set[int]:
+        """Drop `keys` from the tombstones; returns those that were there (the main file
+        holds their vectors)."""
+        connection = self._connection()
+        removed = set()
+        for key in keys:
+            if connection.execute("DELETE FROM vector_tombstones WHERE key = ?", (int(key),)).rowcount:
+                removed.add(int(key))
+        return removed
+
+    def clear_vector_tombstones(self) -> None:
+        self._connection().execute("DELETE FROM vector_tombstones")
 
     def clear_vectors(self) -> int:
         """Empty the journal (its vectors are in a saved usearch file); from then on the

@@ -1,17 +1,21 @@
-"""The files of an index directory, and opening the stores in them.
+"""The files of an index directory, opening the stores in them, and the state of the vectors.
 
-    manifest.sqlite   files and chunks (with their code): the truth; and the vector journal
-    keyword/          tantivy BM25 index over code-aware tokens (derived from the manifest)
-    vectors.usearch   usearch ANN index of chunk vectors, the one copy of each
-    writer.lock       held by the one process that writes
+    manifest.sqlite          files and chunks (with their code): the truth; the vector journal
+    keyword/                 tantivy BM25 index over code-aware tokens (derived from the manifest)
+    vectors.usearch          usearch ANN index of chunk vectors, the one copy of each
+    vectors-delta.usearch    the vectors added since the main file was last compacted
+    writer.lock              held by the one process that writes
 
-Both the writer (`sharc.writer`) and the reader (`sharc.index`) open them from here.
+Both the writer (`sharc.writer`) and the reader (`sharc.index`) open them from here. Nothing
+here imports numpy, usearch or tantivy until a store is opened: an update that finds nothing to
+do reads the manifest and the recorded `VectorsState` only.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,15 +25,19 @@ from sharc.locking import WriterLock
 if TYPE_CHECKING:
     from sharc.keyword import KeywordStore
     from sharc.manifest import Manifest
-    from sharc.vectors import VectorStore
 
 MANIFEST = "manifest.sqlite"
 KEYWORD = "keyword"
 VECTORS = "vectors.usearch"
+DELTA = "vectors-delta.usearch"
 WRITER_LOCK = "writer.lock"
-#: The manifest's meta key for the state `record_vectors_in_line` remembers.
-VECTORS_IN_LINE = "vectors_in_line"
-VECTOR_BLOCK_CHUNKS = 2000  # vectors copied at a time when an old usearch file is rewritten
+#: The manifest's meta key for the recorded `VectorsState`.
+VECTOR_STATE = "vector_state"
+
+#: A compaction folds the delta into the main file once the delta and the tombstones would
+#: pass this share of it (and this many vectors: below that, the delta costs search nothing).
+COMPACT_SHARE = 0.1
+COMPACT_MIN_VECTORS = 10_000
 
 
 def writer_lock(index_dir: Path, root: Path) -> WriterLock:
@@ -51,47 +59,9 @@ def open_keyword(index_dir: Path, *, writable: bool) -> KeywordStore:
         return KeywordStore.open(directory, writable=True)
 
 
-def open_vectors_for_write(index_dir: Path, dimension: int, manifest: Manifest) -> VectorStore:
-    """usearch, loaded to be written; empty when it is missing, damaged or of another
-    dimension (vectors then come from the journal, or the model)."""
-    from sharc.vectors import VectorStore
-
-    path = index_dir / VECTORS
-    if path.exists():
-        try:
-            store = VectorStore.load(path, view=False)
-            if store.dimension == dimension:
-                return _upgraded(manifest, store)
-        except IndexCorruptError:
-            pass
-    return VectorStore(dimension)
-
-
-def _upgraded(manifest: Manifest, store: VectorStore) -> VectorStore:
-    """The vectors of an index written before the journal, ready to be brought in line.
-
-    Such an index kept every vector in the manifest as well, and kept a chunk's key when its
-    text changed: a key whose text has no vector there yet may hold a stale one, so it goes.
-    Its float16 usearch file becomes int8 (half the bytes), without the model.
-    """
-    from sharc.vectors import VectorStore
-
-    if manifest.journals_vectors:
-        return store
-    store.remove(manifest.keys_without_vector())
-    if store.dtype == "i8":
-        return store
-    upgraded = VectorStore(store.dimension)
-    keys = store.keys()
-    for start in range(0, len(keys), VECTOR_BLOCK_CHUNKS):
-        upgraded.upsert(*store.vectors(keys[start : start + VECTOR_BLOCK_CHUNKS]))
-    return upgraded
-
-
-def vectors_signature(index_dir: Path) -> list[object] | None:
+def file_signature(path: Path) -> list[object] | None:
     """What tells one saved usearch file from another without reading it: size, mtime and
     the digest its sidecar records (None when there is no file)."""
-    path = index_dir / VECTORS
     try:
         stat = path.stat()
         # `sharc.vectors.checksum_path`, without importing numpy for it.
@@ -101,32 +71,47 @@ def vectors_signature(index_dir: Path) -> list[object] | None:
     return [stat.st_size, stat.st_mtime_ns, digest]
 
 
-def record_vectors_in_line(manifest: Manifest, index_dir: Path, *, embedded: int) -> None:
-    """Remember that usearch, as saved now, holds a vector for each chunk key the policy embeds
-    at this manifest generation and nothing else (`embedded` of them). Uncommitted."""
-    state = {
-        "generation": manifest.generation(),
-        "embedded": embedded,
-        "file": vectors_signature(index_dir),
-    }
-    manifest.set_meta(VECTORS_IN_LINE, json.dumps(state))
+@dataclass(frozen=True)
+class VectorsState:
+    """The vectors as a writer left them: in line with the manifest at `generation`."""
+
+    generation: int
+    dimension: int
+    embedded: int  # chunks (keys) with a vector
+    main: list[object] | None  # `file_signature` of each file
+    delta: list[object] | None
+    main_vectors: int
+    delta_vectors: int
+    tombstones: int
+
+    def record(self, manifest: Manifest) -> None:
+        """Store this state in the manifest (uncommitted)."""
+        manifest.set_meta(VECTOR_STATE, json.dumps(asdict(self)))
+
+    def needs_compaction(self, changes: int) -> bool:
+        """Whether `changes` more delta vectors and tombstones would pass the threshold."""
+        pending = self.delta_vectors + self.tombstones + changes
+        return pending > max(COMPACT_MIN_VECTORS, COMPACT_SHARE * self.main_vectors)
 
 
-def vectors_in_line(manifest: Manifest, index_dir: Path) -> int | None:
-    """How many chunks have a vector, if usearch is known to be in line with the manifest: the
-    generation and the usearch file are those recorded, and the journal is empty. None when
-    that is not known (the vectors must be compared key by key)."""
-    raw = manifest.get_meta(VECTORS_IN_LINE)
+def recorded_state(manifest: Manifest, index_dir: Path) -> VectorsState | None:
+    """The recorded state, if the vectors are still in it: the generation and both files are
+    those recorded and the journal is empty. None: compare the vectors key by key."""
+    raw = manifest.get_meta(VECTOR_STATE)
     if not raw:
         return None
-    state = json.loads(raw)
+    try:
+        state = VectorsState(**json.loads(raw))
+    except (TypeError, ValueError):
+        return None  # written by another version
     if (
-        state.get("generation") != manifest.generation()
-        or state.get("file") != vectors_signature(index_dir)
+        state.generation != manifest.generation()
+        or state.main != file_signature(index_dir / VECTORS)
+        or state.delta != file_signature(index_dir / DELTA)
         or manifest.has_journaled_vectors()
     ):
         return None
-    return int(state["embedded"])
+    return state
 
 
 def remove_index_files(index_dir: Path) -> None:

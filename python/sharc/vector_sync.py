@@ -10,6 +10,10 @@ vector key meets the model once per index; its vector is given to every chunk th
 New vectors are journaled in the manifest a batch at a time, before they go into usearch;
 usearch is saved every `VECTOR_SAVE_SECONDS` and at the end, and the journal is dropped once a
 saved file holds its vectors. A kill costs no embedding work.
+
+Two ways (`sharc.vector_segments`): `apply` takes the keys an update added and dropped, when
+the vectors were in line before it, and writes only the delta file and the tombstones;
+`compact` compares every key with the manifest's and rewrites the main file, the delta folded in.
 """
 
 from __future__ import annotations
@@ -24,12 +28,21 @@ import numpy as np
 
 from sharc.errors import CancelledError
 from sharc.manifest import ChunkPlace, ChunkRecord, Manifest, RemovedChunk
-from sharc.stores import VECTORS
+from sharc.stores import VECTORS, VectorsState
+from sharc.vector_segments import (
+    MainAndDelta,
+    has_segments,
+    load_delta,
+    load_for_compaction,
+    save_compacted,
+    save_delta,
+    state_after,
+)
 
 if TYPE_CHECKING:
     from sharc.embedding import Embedder
     from sharc.vectors import VectorStore
-    from sharc.writer import EmbeddingMode, UpdateReport
+    from sharc.writer import EmbeddingMode, UpdateReport, VectorChanges
 
 _Located = TypeVar("_Located", ChunkRecord, ChunkPlace)
 
@@ -48,12 +61,17 @@ class ModelChanged(Exception):  # noqa: N818 - a signal between writer stages, n
 
 @dataclass
 class VectorSync:
-    """One bringing-in-line of usearch, for the chunk keys made under `model_id`."""
+    """One bringing-in-line of the vectors, for the chunk keys made under `model_id`.
+
+    `compact` or `apply` sets `vectors` (the store new vectors go to), `sources` (where vectors
+    to copy are found) and how they are saved. Both raise `ModelChanged` before embedding
+    anything if the model names its vectors otherwise than `model_id`.
+    """
 
     root: Path
     index_dir: Path
     manifest: Manifest
-    vectors: VectorStore
+    dimension: int
     mode: EmbeddingMode
     model_id: str
     load_embedder: Callable[[], Embedder]
@@ -61,22 +79,83 @@ class VectorSync:
     report: Callable[..., None]
     is_cancelled: Callable[[], bool]
     _embedder: Embedder | None = field(default=None, init=False)
+    vectors: VectorStore = field(init=False)
+    sources: VectorStore | MainAndDelta = field(init=False)
+    _save: Callable[[], None] = field(init=False)
 
-    def run(self, retired: Sequence[RemovedChunk]) -> None:
-        """Make usearch hold one vector for each chunk key the policy embeds, and nothing else.
+    def compact(self, retired: Sequence[RemovedChunk], *, fold: bool = False) -> VectorsState:
+        """Make the main file hold one vector for each chunk key the policy embeds, and
+        nothing else, the delta folded in; returns the state to record.
 
         `retired`: chunks removed or re-keyed by this update, whose vectors may serve chunks
         with the same text. Keys no embedded chunk has go (keyword-only chunks included).
-        Raises `ModelChanged` before embedding anything if the model names its vectors
-        otherwise than `model_id`.
+        `fold`: rewrite the main file even if no key changed (`sharc index --compact`).
         """
-        manifest, vectors = self.manifest, self.vectors
+        manifest, index_dir = self.manifest, self.index_dir
+        fold = fold or has_segments(index_dir, manifest)
+        vectors = self.vectors = self.sources = load_for_compaction(
+            index_dir, self.dimension, manifest
+        )
+        self._save = lambda: save_compacted(index_dir, manifest, vectors)
         truth = np.fromiter(manifest.embeddable_keys(), dtype=np.uint64)
         present = vectors.keys()
         missing = np.setdiff1d(truth, present)
         stale = np.setdiff1d(present, truth)
+        filled, pending = self._fill_known(missing.tolist(), retired)
+        vectors.remove(stale)  # after the copies: a stale key's vector may serve a moved chunk
+        if pending:
+            filled |= self._embed_pending(pending)
+        if filled or len(stale) or fold or not manifest.journals_vectors or not (
+            index_dir / VECTORS
+        ).exists():
+            self._save()
+        else:
+            manifest.clear_vectors()  # what a crash left there, usearch holds already
+            manifest.commit()
+        return state_after(
+            manifest, index_dir, dimension=self.dimension, embedded=len(vectors),
+            main_vectors=len(vectors), delta_vectors=0,
+        )
+
+    def apply(
+        self, state: VectorsState, changes: VectorChanges, retired: Sequence[RemovedChunk]
+    ) -> VectorsState:
+        """Bring in line vectors that were in line (`state`) before the update that made
+        `changes`: the delta gains the added keys' vectors, and the dropped keys leave it or
+        become tombstones of the main file; returns the state to record."""
+        manifest, index_dir = self.manifest, self.index_dir
+        delta = self.vectors = load_delta(index_dir, self.dimension)
+        self.sources = MainAndDelta(index_dir, delta)
+        self._save = lambda: save_delta(index_dir, manifest, delta)
+        dropped = sorted(changes.dropped)
+        in_delta = [key for key in dropped if key in delta]
+        manifest.add_vector_tombstones(set(dropped) - set(in_delta))
+        # A key that comes back (keyword-only no more) may still be in the main file.
+        revived = manifest.remove_vector_tombstones(changes.added)
+        filled, pending = self._fill_known(sorted(changes.added - revived), retired)
+        delta.remove(in_delta)  # after the copies, as above
+        if pending:
+            filled |= self._embed_pending(pending)
+        if filled or in_delta:
+            self._save()
+        else:
+            manifest.commit()
+        return state_after(
+            manifest, index_dir, dimension=self.dimension,
+            embedded=state.embedded + len(filled) + len(revived) - len(dropped),
+            main_vectors=state.main_vectors, delta_vectors=len(delta),
+        )
+
+    def _fill_known(
+        self, missing: Sequence[int], retired: Sequence[RemovedChunk]
+    ) -> tuple[set[int], list[ChunkPlace]]:
+        """Give the `missing` keys the vectors that exist: from the journal (work done before a
+        crash), or from `sources` where the same text has one under another key (`retired`:
+        chunks this update removed or re-keyed). Returns the keys that got one, and where the
+        others are (for the model)."""
+        manifest, vectors = self.manifest, self.vectors
         # Records are read a block at a time: memory follows the block, not the backlog.
-        places = manifest.places_of(missing.tolist()) if len(missing) else []
+        places = manifest.places_of(list(missing)) if len(missing) else []
         filled: set[int] = set()
         for block in batches_by_file(places, VECTOR_BLOCK_CHUNKS):
             records = manifest.chunks_by_key([place.key for place in block])
@@ -85,27 +164,13 @@ class VectorSync:
                 vectors.upsert(np.array(keys, dtype=np.uint64), matrix)
             filled.update(keys)
             filled |= self._copy_vectors(records, retired, filled)
-        pending = [place for place in places if place.key not in filled]
-        vectors.remove(stale)
-        if pending:
-            # Saves usearch once it is done (the file is rewritten whole: once per update).
-            self._embed_pending(pending)
-        elif (
-            filled
-            or len(stale)
-            or not manifest.journals_vectors
-            or not (self.index_dir / VECTORS).exists()
-        ):
-            self._save_vectors()
-        else:
-            manifest.clear_vectors()  # what a crash left there, usearch holds already
-            manifest.commit()
+        return filled, [place for place in places if place.key not in filled]
 
     def embedder(self) -> Embedder:
         """The model, loaded on first use; `ModelChanged` if its vectors go by another id."""
         if self._embedder is None:
             embedder = self.load_embedder()
-            if embedder.model_id != self.model_id or embedder.dimension != self.vectors.dimension:
+            if embedder.model_id != self.model_id or embedder.dimension != self.dimension:
                 raise ModelChanged(embedder)
             self._embedder = embedder
         return self._embedder
@@ -118,7 +183,7 @@ class VectorSync:
     ) -> set[int]:
         """Give chunks the vector usearch holds for the same text under another key; returns
         the keys that got one."""
-        manifest, vectors = self.manifest, self.vectors
+        manifest, sources = self.manifest, self.sources
         wanted = {r.vector_key for r in pending if r.key not in skip}
         if not wanted:
             return set()
@@ -130,41 +195,37 @@ class VectorSync:
             candidates.setdefault(vector_key, []).extend(keys)
         source_of: dict[str, int] = {}
         for vector_key, keys in candidates.items():
-            source = next((k for k in keys if k in vectors), None)
+            source = next((k for k in keys if k in sources), None)
             if source is not None:
                 source_of[vector_key] = source
         if not source_of:
             return set()
-        sources, matrix = vectors.vectors(sorted(set(source_of.values())))
-        row_of = {int(key): row for row, key in enumerate(sources)}
+        found, matrix = sources.vectors(sorted(set(source_of.values())))
+        row_of = {int(key): row for row, key in enumerate(found)}
         targets = [r for r in pending if r.key not in skip and r.vector_key in source_of]
         rows = [row_of[source_of[r.vector_key]] for r in targets]
         # Journaled like new vectors: their sources may be gone once usearch is saved.
         manifest.put_vectors([r.vector_key for r in targets], matrix[rows])
         manifest.commit()
-        vectors.upsert(np.array([r.key for r in targets], dtype=np.uint64), matrix[rows])
+        self.vectors.upsert(np.array([r.key for r in targets], dtype=np.uint64), matrix[rows])
         return {r.key for r in targets}
 
-    def _save_vectors(self) -> None:
-        """Save usearch, then drop the journal: the saved file holds every journaled vector."""
-        self.vectors.save(self.index_dir / VECTORS)
-        self.manifest.clear_vectors()
-        self.manifest.commit()
-
-    def _embed_pending(self, pending: Sequence[ChunkPlace]) -> None:
+    def _embed_pending(self, pending: Sequence[ChunkPlace]) -> set[int]:
         """Embed each distinct vector key of `pending` once; every chunk key that has it gets
-        the vector. A batch is journaled (by vector key, so for all its copies) before usearch."""
+        the vector (returns those keys). A batch is journaled (by vector key, so for all its
+        copies) before usearch, which is saved every `VECTOR_SAVE_SECONDS`."""
         manifest, result = self.manifest, self.result
         copies = _copies_of(manifest, pending)
         pending = [place for place in pending if place.key not in copies.followers]
         embedder = self.embedder()
         total = len(pending)
         done = 0
+        filled: set[int] = set()
         last_save = time.monotonic()
         self.report("embedding", chunks_done=0, chunks_total=total)
         for places in batches_by_file(pending, EMBED_BATCH_CHUNKS):
             if self.is_cancelled():
-                self._save_vectors()
+                self._save()
                 raise CancelledError(
                     f"indexing cancelled after embedding {done} of {total} chunks;"
                     " keyword search covers everything, the next update embeds the rest"
@@ -176,13 +237,14 @@ class VectorSync:
                 manifest.commit()
                 keys, rows = copies.spread([r.key for r in batch])
                 self.vectors.upsert(np.array(keys, dtype=np.uint64), matrix[rows])
+                filled.update(keys)
             done += len(records)
             result.chunks_embedded += len(batch)
             self.report("embedding", chunks_done=done, chunks_total=total)
             if time.monotonic() - last_save > VECTOR_SAVE_SECONDS:
-                self._save_vectors()
+                self._save()
                 last_save = time.monotonic()
-        self._save_vectors()
+        return filled
 
     def _embed_isolating(
         self, embedder: Embedder, records: Sequence[ChunkRecord]

@@ -13,9 +13,12 @@ model's id out without loading it (`sharc.model_config.expected_model_id`, settl
 index remembers), and if the model, once loaded, goes by another id, every chunk is keyed again
 under the right one before anything is embedded (`sharc.vector_sync.ModelChanged`).
 
-When an update finds nothing to do for the vectors (the manifest generation and the usearch file
-are those recorded when usearch was last brought fully in line, and the journal is empty), it
-leaves usearch unread: a no-op update reads neither usearch nor the model.
+Vectors (`sharc.vector_segments`): when the vectors were in line before an update (the state
+the last update recorded: the manifest generation, the usearch files, an empty journal), the
+update knows exactly which keys it added and dropped (`VectorChanges`), and writes only those
+to the delta file and the tombstones; a no-op update reads neither usearch nor the model.
+Otherwise, and when the delta grows past its share of the main file or on `compact`, every key
+is compared with the manifest's and the main file is rewritten.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import json
 import threading
 import time
 from collections.abc import Callable, Collection, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -37,11 +40,10 @@ from sharc.manifest import ChunkRecord, FileRecord, Manifest, RemovedChunk
 from sharc.stores import (
     KEYWORD,
     MANIFEST,
+    VectorsState,
     open_keyword,
-    open_vectors_for_write,
-    record_vectors_in_line,
+    recorded_state,
     remove_index_files,
-    vectors_in_line,
     writer_lock,
 )
 
@@ -50,7 +52,6 @@ if TYPE_CHECKING:
     from sharc.embedding import Embedder
     from sharc.keyword import KeywordDoc, KeywordStore
     from sharc.vector_sync import VectorSync
-    from sharc.vectors import VectorStore
 
 EmbeddingMode = Literal["independent", "late", "combined"]
 
@@ -113,6 +114,19 @@ CancelCheck = Callable[[], bool]
 ProgressCallback = Callable[[Progress], None]
 
 
+@dataclass
+class VectorChanges:
+    """What an update changed for the vectors: keys that need one now (new chunks, re-keyed
+    ones, chunks no longer keyword-only) and keys whose vector no longer counts (removed and
+    re-keyed chunks, chunks now keyword-only). Exact when the vectors were in line before."""
+
+    added: set[int] = field(default_factory=set)
+    dropped: set[int] = field(default_factory=set)
+
+    def __len__(self) -> int:
+        return len(self.added) + len(self.dropped)
+
+
 @dataclass(frozen=True)
 class WriterSettings:
     """What the caller asked for; None: as the index remembers (else the default)."""
@@ -166,6 +180,7 @@ class IndexWriter:
         embed: bool,
         force: bool,
         hold: Collection[str],
+        compact: bool = False,
     ) -> UpdateReport:
         """`sharc.Index.update`: bring the index in line with the files on disk."""
         started = time.monotonic()
@@ -178,7 +193,7 @@ class IndexWriter:
             try:
                 return self._update_locked(
                     manifest, report, is_cancelled, embed=embed, started=started,
-                    hold=frozenset(hold),
+                    hold=frozenset(hold), compact=compact,
                 )
             finally:
                 manifest.close()
@@ -192,10 +207,13 @@ class IndexWriter:
         embed: bool,
         started: float,
         hold: frozenset[str],
+        compact: bool,
     ) -> UpdateReport:
         resolved = self._resolve(manifest)
         model_id, dimension = self._model_identity(resolved, embed=embed)
-        self._apply_settings(manifest, resolved, model_id, embed=embed)
+        rekeyed = self._apply_settings(manifest, resolved, model_id, embed=embed)
+        # Read before any step commits: whether this update's changes are all there is to do.
+        state = recorded_state(manifest, self.index_dir) if embed and not rekeyed else None
         result = UpdateReport()
         keyword = _KeywordWriter(self.index_dir)
         try:
@@ -211,7 +229,7 @@ class IndexWriter:
                 sniff_content=False,
             )
             result.skipped = [(s.path, s.detail) for s in walked.skipped]
-            retired = self._sync_chunks(
+            retired, changes = self._sync_chunks(
                 manifest, keyword, walked.files, resolved, model_id, result, report,
                 is_cancelled, hold,
             )
@@ -219,8 +237,8 @@ class IndexWriter:
             report("keyword", files_done=files_total, files_total=files_total)
             if embed:
                 self._sync_vectors(
-                    manifest, keyword, walked.files, resolved, model_id, dimension, retired,
-                    result, report, is_cancelled, hold,
+                    manifest, keyword, walked.files, resolved, model_id, dimension, state,
+                    changes, retired, result, report, is_cancelled, hold, compact=compact,
                 )
             manifest.set_meta("last_update", str(time.time()))
             if problem := manifest.compact():
@@ -280,11 +298,13 @@ class IndexWriter:
 
     def _apply_settings(
         self, manifest: Manifest, resolved: _Resolved, model_id: str, *, embed: bool
-    ) -> None:
+    ) -> bool:
+        """Apply changed settings; returns whether every chunk is to be keyed again."""
         stored = resolved.stored
-        if embed and stored.get("model_id") and (
+        rekeyed = bool(embed and stored.get("model_id") and (
             stored.get("model_id") != model_id or stored.get("embedding_mode") != resolved.mode
-        ):
+        ))
+        if rekeyed:
             # Another model or vector mode: every chunk gets a new vector key, so every file
             # is chunked again (cheap) and embedded again (unavoidable).
             manifest.forget_files()
@@ -294,6 +314,7 @@ class IndexWriter:
             # whose verdict changed gain or lose a vector.
             manifest.expire_file_stats()
         self._save_settings(manifest, resolved, model_id, embed=embed)
+        return rekeyed
 
     def _save_settings(
         self, manifest: Manifest, resolved: _Resolved, model_id: str, *, embed: bool
@@ -329,12 +350,13 @@ class IndexWriter:
         report: Callable[..., None],
         is_cancelled: CancelCheck,
         hold: frozenset[str],
-    ) -> list[RemovedChunk]:
+    ) -> tuple[list[RemovedChunk], VectorChanges]:
         """Chunk what changed and commit it, with the keyword index, a step at a time.
 
         Returns the chunks removed, and the old keys of chunks that stay under a new key
-        (their text changed): the vectors of both may serve chunks with the same text.
-        Memory stays bounded by a batch of files, not the tree.
+        (their text changed): the vectors of both may serve chunks with the same text; and
+        the keys that gained or lost the need for a vector. Memory stays bounded by a batch
+        of files (and the keys changed), not the tree.
         """
         known = manifest.file_stats()
         on_disk = {f.path: f for f in files}
@@ -347,9 +369,13 @@ class IndexWriter:
         deleted = sorted(set(known) - set(on_disk) - hold)
         step = _Step(manifest, keyword)
         retired: list[RemovedChunk] = []
+        changes = VectorChanges()
         try:
             for path in deleted:
-                step.removed.extend(manifest.delete_file(path))
+                keyword_only = manifest.keyword_only_rules_of(path)
+                removed = manifest.delete_file(path)
+                changes.dropped.update(c.key for c in removed if c.id not in keyword_only)
+                step.removed.extend(removed)
                 result.files_deleted += 1
             total, done = len(to_chunk), 0
             for batch in _growing_batches(to_chunk):
@@ -363,7 +389,7 @@ class IndexWriter:
                 for walked, chunked in zip(batch, chunked_files):
                     self._store_file(
                         manifest, walked, chunked, manifest.file(walked.path), model_id,
-                        resolved.mode, result, step, added, fresh,
+                        resolved.mode, result, step, added, fresh, changes,
                     )
                 if added:
                     # Uncommitted until the manifest commits; a crash leaves extras that
@@ -382,7 +408,7 @@ class IndexWriter:
         except BaseException:
             step.rollback()
             raise
-        return retired
+        return retired, changes
 
     def _store_file(
         self,
@@ -396,6 +422,7 @@ class IndexWriter:
         step: _Step,
         added: list[ChunkRecord],
         fresh: set[str],
+        changes: VectorChanges,
     ) -> None:
         if chunked.error:
             # Nothing of the file is touched, its stat included: it keeps what it had and
@@ -436,6 +463,7 @@ class IndexWriter:
             for r in changed
             if r.id in old and old[r.id].key != r.key
         )
+        _note_vector_changes(changes, old, old_rules, gone, changed, rules)
         manifest.put_chunks(changed, rules)
         if verdict:
             result.keyword_only.append((chunked.path, verdict.reason))
@@ -484,24 +512,43 @@ class IndexWriter:
         resolved: _Resolved,
         model_id: str,
         dimension: int,
+        state: VectorsState | None,
+        changes: VectorChanges,
         retired: list[RemovedChunk],
         result: UpdateReport,
         report: Callable[..., None],
         is_cancelled: CancelCheck,
         hold: frozenset[str],
+        *,
+        compact: bool,
     ) -> None:
-        """Bring usearch in line (`sharc.vector_sync`), unless it is known to be in line."""
-        if vectors_in_line(manifest, self.index_dir) is not None:
+        """Bring the vectors in line (`sharc.vector_sync`): nothing to do when they were in
+        line and no key changed; the changed keys alone when they were (into the delta); else
+        every key (a compaction)."""
+        incremental = (
+            state is not None
+            and not compact
+            and state.dimension == dimension
+            and not state.needs_compaction(len(changes))
+        )
+        if incremental and not changes:
+            assert state is not None
+            if state.generation != manifest.generation():  # chunks changed, no vector did
+                replace(state, generation=manifest.generation()).record(manifest)
+                manifest.commit()
             return
         from sharc.vector_sync import ModelChanged
 
         failures = len(result.failed)
-        vectors = open_vectors_for_write(self.index_dir, dimension, manifest)
         sync = self._vector_sync(
-            manifest, vectors, resolved, model_id, result, report, is_cancelled
+            manifest, resolved, model_id, dimension, result, report, is_cancelled
         )
         try:
-            sync.run(retired)
+            if incremental:
+                assert state is not None
+                done = sync.apply(state, changes, retired)
+            else:
+                done = sync.compact(retired, fold=compact)
         except ModelChanged as changed:
             # The chunk keys were made under the id the index remembered or expected, and the
             # model goes by another (another device, or no int8 copy): as when the model
@@ -511,30 +558,26 @@ class IndexWriter:
             manifest.forget_files()
             self._save_settings(manifest, resolved, model_id, embed=True)
             # Its counts would repeat the first pass's; its failures are those of the first.
-            retired = self._sync_chunks(
+            retired, _ = self._sync_chunks(
                 manifest, keyword, files, resolved, model_id, UpdateReport(), report,
                 is_cancelled, hold,
             )
-            if embedder.dimension != vectors.dimension:
-                from sharc.vectors import VectorStore
-
-                vectors = VectorStore(embedder.dimension)
             sync = self._vector_sync(
-                manifest, vectors, resolved, model_id, result, report, is_cancelled
+                manifest, resolved, model_id, embedder.dimension, result, report, is_cancelled
             )
-            sync.run(retired)
+            done = sync.compact(retired, fold=True)
         complete = len(result.failed) == failures
         manifest.set_meta("vectors_complete", "1" if complete else "0")
         if complete:
-            record_vectors_in_line(manifest, self.index_dir, embedded=len(vectors))
+            done.record(manifest)
         manifest.commit()
 
     def _vector_sync(
         self,
         manifest: Manifest,
-        vectors: VectorStore,
         resolved: _Resolved,
         model_id: str,
+        dimension: int,
         result: UpdateReport,
         report: Callable[..., None],
         is_cancelled: CancelCheck,
@@ -545,7 +588,7 @@ class IndexWriter:
             root=self.root,
             index_dir=self.index_dir,
             manifest=manifest,
-            vectors=vectors,
+            dimension=dimension,
             mode=resolved.mode,
             model_id=model_id,
             load_embedder=lambda: self._load_embedder(resolved.model),
@@ -650,6 +693,34 @@ def _progress_reporter(callback: ProgressCallback | None, started: float) -> Cal
 
 
 # -- records -------------------------------------------------------------------------------
+
+
+def _note_vector_changes(
+    changes: VectorChanges,
+    old: dict[str, ChunkRecord],
+    old_rules: dict[str, str],
+    gone: Sequence[ChunkRecord],
+    changed: Sequence[ChunkRecord],
+    rules: dict[str, str],
+) -> None:
+    """Add to `changes` what one file's new records do to the vectors: a key has a vector
+    while its chunk is not keyword-only (`old_rules` before, `rules` now)."""
+    changes.dropped.update(g.key for g in gone if g.id not in old_rules)
+    for record in changed:
+        embedded = record.id not in rules
+        before = old.get(record.id)
+        if before is None:
+            if embedded:
+                changes.added.add(record.key)
+            continue
+        was_embedded = record.id not in old_rules
+        if before.key != record.key:
+            if was_embedded:
+                changes.dropped.add(before.key)
+            if embedded:
+                changes.added.add(record.key)
+        elif was_embedded != embedded:
+            (changes.added if embedded else changes.dropped).add(record.key)
 
 
 def _unique(chunks: Sequence[Chunk]) -> list[Chunk]:

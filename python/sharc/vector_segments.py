@@ -1,0 +1,265 @@
+"""The vectors of an index on disk: a main usearch file, a delta file beside it, tombstones.
+
+    vectors.usearch          the main file: most vectors; rewritten only by a compaction
+    vectors-delta.usearch    vectors added since the last compaction (small, rewritten whole)
+    vector_tombstones        (a manifest table) keys of the main file that no longer count
+
+An update that changes a few chunks writes only the delta and the tombstones, so its cost
+follows the change, not the index. Search reads the main file less its tombstones, and the
+delta (`SegmentedVectors`). A key always holds the vector of its chunk's text, so a vector found
+under a key is never wrong, at most no longer wanted: the manifest decides which keys count, and
+search resolves every hit through it.
+
+A compaction folds the delta into the main file and drops the tombstoned keys
+(`load_for_compaction`, then `save_compacted`): when the delta and the tombstones would pass
+`sharc.stores.COMPACT_SHARE` of the main file, when an update must compare every key (after a
+crash, a model change, a failed embedding), or on `sharc index --compact`.
+
+The writer records the state it left the vectors in (`sharc.stores.VectorsState`: the manifest
+generation, the files' signatures and counts). An update that finds that state unchanged knows
+the vectors are in line without reading them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from sharc.errors import IndexCorruptError
+from sharc.stores import DELTA, VECTORS, VectorsState, file_signature
+
+if TYPE_CHECKING:
+    from sharc.manifest import Manifest
+    from sharc.vectors import VectorStore
+
+VECTOR_BLOCK_CHUNKS = 2000  # vectors copied at a time between stores
+
+
+def load_main(index_dir: Path, dimension: int, manifest: Manifest) -> VectorStore:
+    """The main file, loaded to be written; empty when it is missing, damaged or of another
+    dimension (vectors then come from the journal, or the model)."""
+    from sharc.vectors import VectorStore
+
+    store = _load(index_dir / VECTORS, dimension, view=False)
+    if store is None:
+        return VectorStore(dimension)
+    return _upgraded(manifest, store)
+
+
+def load_for_compaction(index_dir: Path, dimension: int, manifest: Manifest) -> VectorStore:
+    """Every vector as one writable store: the main file with the delta folded in. Tombstoned
+    keys stay until the keys are compared with the manifest's: their vectors may serve chunks
+    with the same text."""
+    store = load_main(index_dir, dimension, manifest)
+    delta = _load(index_dir / DELTA, dimension, view=False)
+    if delta is not None:
+        keys = delta.keys()
+        for start in range(0, len(keys), VECTOR_BLOCK_CHUNKS):
+            store.upsert(*delta.vectors(keys[start : start + VECTOR_BLOCK_CHUNKS]))
+    return store
+
+
+def has_segments(index_dir: Path, manifest: Manifest) -> bool:
+    """Whether a delta or tombstones wait to be folded into the main file."""
+    return (index_dir / DELTA).exists() or manifest.count_vector_tombstones() > 0
+
+
+def save_compacted(index_dir: Path, manifest: Manifest, store: VectorStore) -> None:
+    """Save `store` as the main file, then drop the journal and the tombstones (the file holds
+    every journaled vector and none of those keys), then the delta (folded into the file)."""
+    store.save(index_dir / VECTORS)
+    manifest.clear_vectors()
+    manifest.clear_vector_tombstones()
+    manifest.commit()
+    _remove(index_dir / DELTA)
+
+
+def load_delta(index_dir: Path, dimension: int) -> VectorStore:
+    from sharc.vectors import VectorStore
+
+    return _load(index_dir / DELTA, dimension, view=False) or VectorStore(dimension)
+
+
+def save_delta(index_dir: Path, manifest: Manifest, delta: VectorStore) -> None:
+    """Save the delta, then drop the journal (the delta holds every journaled vector)."""
+    delta.save(index_dir / DELTA)
+    manifest.clear_vectors()
+    manifest.commit()
+
+
+def state_after(
+    manifest: Manifest,
+    index_dir: Path,
+    *,
+    dimension: int,
+    embedded: int,
+    main_vectors: int,
+    delta_vectors: int,
+) -> VectorsState:
+    """The state to record once the vectors are in line with the manifest as it is now."""
+    return VectorsState(
+        generation=manifest.generation(),
+        dimension=dimension,
+        embedded=embedded,
+        main=file_signature(index_dir / VECTORS),
+        delta=file_signature(index_dir / DELTA),
+        main_vectors=main_vectors,
+        delta_vectors=delta_vectors,
+        tombstones=manifest.count_vector_tombstones(),
+    )
+
+
+class MainAndDelta:
+    """Where an update that writes the delta finds vectors to copy: the delta, then the main
+    file (memory-mapped, and only when the delta lacks a key). Tombstoned keys serve too: their
+    vectors no longer count for search, but still hold their text's vector."""
+
+    def __init__(self, index_dir: Path, delta: VectorStore) -> None:
+        self._index_dir = index_dir
+        self._delta = delta
+        self._main: VectorStore | None = None
+        self._opened = False
+
+    def __contains__(self, key: object) -> bool:
+        if key in self._delta:
+            return True
+        main = self._open_main()
+        return main is not None and key in main
+
+    def vectors(self, keys: Iterable[int]) -> tuple[np.ndarray, np.ndarray]:
+        keys = np.asarray(list(keys), dtype=np.uint64)
+        in_delta = np.array([key in self._delta for key in keys.tolist()], dtype=bool)
+        found_keys, matrix = self._delta.vectors(keys[in_delta])
+        main = self._open_main()
+        if main is None or in_delta.all():
+            return found_keys, matrix
+        main_keys, main_matrix = main.vectors(keys[~in_delta])
+        return np.concatenate([found_keys, main_keys]), np.vstack([matrix, main_matrix])
+
+    def _open_main(self) -> VectorStore | None:
+        if not self._opened:
+            self._opened = True
+            # In the recorded state: the file the writer saved and checked (no digest again).
+            self._main = _load(
+                self._index_dir / VECTORS, self._delta.dimension, view=True, verify=False
+            )
+        return self._main
+
+
+class SegmentedVectors:
+    """The main file less its tombstones, and the delta, searched as one (read-only)."""
+
+    def __init__(
+        self,
+        main: VectorStore | None,
+        delta: VectorStore | None,
+        tombstones: frozenset[int],
+        signatures: tuple[object, object],
+    ) -> None:
+        self._main = main
+        self._delta = delta
+        self._tombstones = tombstones
+        self.signatures = signatures  # of the files, as loaded
+
+    def __len__(self) -> int:
+        return len(self.keys())
+
+    def __contains__(self, key: object) -> bool:
+        if self._delta is not None and key in self._delta:
+            return True
+        return self._main is not None and key in self._main and key not in self._tombstones
+
+    def keys(self) -> np.ndarray:
+        """Every key that counts, sorted (uint64)."""
+        parts = []
+        if self._main is not None:
+            main = self._main.keys()
+            if self._tombstones:
+                tombstones = np.fromiter(self._tombstones, dtype=np.uint64)
+                main = main[~np.isin(main, tombstones)]
+            parts.append(main)
+        if self._delta is not None:
+            parts.append(self._delta.keys())
+        if not parts:
+            return np.zeros(0, dtype=np.uint64)
+        return np.unique(np.concatenate(parts))
+
+    def search(self, vector: np.ndarray, limit: int) -> list[tuple[int, float]]:
+        """The `limit` nearest keys with their similarity (0-1), best first."""
+        hits: dict[int, float] = {}
+        if self._main is not None:
+            tombstones = self._tombstones
+            allowed = (lambda key: key not in tombstones) if tombstones else None
+            hits.update(self._main.search(vector, limit, allowed=allowed))
+        if self._delta is not None:
+            hits.update(self._delta.search(vector, limit))  # a key in both is the delta's
+        return sorted(hits.items(), key=lambda hit: -hit[1])[:limit]
+
+
+def open_for_search(
+    index_dir: Path, manifest: Manifest, previous: SegmentedVectors | None = None
+) -> SegmentedVectors | None:
+    """The vectors as search reads them (None when there are none yet). A file unchanged since
+    `previous` was opened is not loaded (nor its digest checked) again."""
+    from sharc.vectors import VectorStore
+
+    signatures = (file_signature(index_dir / VECTORS), file_signature(index_dir / DELTA))
+    main = delta = None
+    if previous is not None and previous.signatures[0] == signatures[0]:
+        main = previous._main
+    elif signatures[0] is not None:
+        main = VectorStore.load(index_dir / VECTORS, view=True)
+    if previous is not None and previous.signatures[1] == signatures[1]:
+        delta = previous._delta
+    elif signatures[1] is not None:
+        try:
+            delta = VectorStore.load(index_dir / DELTA, view=True)
+        except (IndexCorruptError, FileNotFoundError):
+            delta = None  # damaged (the next update rebuilds it) or just folded in
+    if main is None and delta is None:
+        return None
+    tombstones = frozenset(manifest.vector_tombstones()) if main is not None else frozenset()
+    return SegmentedVectors(main, delta, tombstones, signatures)
+
+
+def _load(path: Path, dimension: int, *, view: bool, verify: bool = True) -> VectorStore | None:
+    from sharc.vectors import VectorStore
+
+    if not path.exists():
+        return None
+    try:
+        store = VectorStore.load(path, view=view, verify=verify)
+    except (IndexCorruptError, FileNotFoundError):
+        return None
+    return store if store.dimension == dimension else None
+
+
+def _upgraded(manifest: Manifest, store: VectorStore) -> VectorStore:
+    """The vectors of an index written before the journal, ready to be brought in line.
+
+    Such an index kept every vector in the manifest as well, and kept a chunk's key when its
+    text changed: a key whose text has no vector there yet may hold a stale one, so it goes.
+    Its float16 usearch file becomes int8 (half the bytes), without the model.
+    """
+    from sharc.vectors import VectorStore
+
+    if manifest.journals_vectors:
+        return store
+    store.remove(manifest.keys_without_vector())
+    if store.dtype == "i8":
+        return store
+    upgraded = VectorStore(store.dimension)
+    keys = store.keys()
+    for start in range(0, len(keys), VECTOR_BLOCK_CHUNKS):
+        upgraded.upsert(*store.vectors(keys[start : start + VECTOR_BLOCK_CHUNKS]))
+    return upgraded
+
+
+def _remove(path: Path) -> None:
+    from sharc.vectors import checksum_path
+
+    path.unlink(missing_ok=True)
+    checksum_path(path).unlink(missing_ok=True)
