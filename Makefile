@@ -7,7 +7,7 @@ EXTRAS ?= test,mcp,cpu
 REPO ?= .
 QUERY ?= where are ignore rules applied during the walk
 
-.PHONY: install test test-rust test-python bench demo lint fmt clean
+.PHONY: install test test-rust test-python test-integrations bench demo lint fmt clean
 
 $(PYTHON):
 	python3 -m venv $(VENV)
@@ -25,6 +25,13 @@ test-rust:
 
 test-python:
 	$(PYTHON) -m pytest -q
+
+## The frameworks' own contract tests too (LangChain's standard retriever tests, LlamaIndex):
+## heavy extras, so not part of `make test`, where these tests skip and say why.
+test-integrations:
+	$(MAKE) install EXTRAS=$(EXTRAS),test-integrations
+	$(PYTHON) -m pytest -q tests/test_integration_langchain.py \
+		tests/test_integration_langchain_standard.py tests/test_integration_llamaindex.py
 
 ## Index a real repository with the default embedded model and ask it a question.
 demo: install
