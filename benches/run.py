@@ -31,6 +31,7 @@ STEPS = {
     "speed": [
         ["benches.speed.walk_chunk"],
         ["benches.speed.index_speed"],
+        ["benches.speed.concurrency"],
     ],
 }
 
