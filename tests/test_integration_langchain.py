@@ -92,7 +92,7 @@ def test_ainvoke_searches_in_a_thread(index: Index, monkeypatch: pytest.MonkeyPa
         return await retrieving
 
     documents = asyncio.run(main())
-    assert [d.metadata["symbol"] for d in documents][0] == "hash_password" and len(documents) == 2
+    assert len(documents) == 2 and documents[0].metadata["symbol"] == "hash_password"
 
 
 def test_it_composes_as_a_runnable(index: Index) -> None:

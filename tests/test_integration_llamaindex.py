@@ -69,7 +69,7 @@ def test_a_query_bundle_and_the_options(index: Index) -> None:
 
 def test_aretrieve(index: Index) -> None:
     nodes = asyncio.run(SharcRetriever(index, similarity_top_k=2).aretrieve(QUERY))
-    assert [n.node.metadata["symbol"] for n in nodes][0] == "hash_password" and len(nodes) == 2
+    assert len(nodes) == 2 and nodes[0].node.metadata["symbol"] == "hash_password"
 
 
 def test_several_indexes_keep_their_nodes_apart(index: Index, tmp_path: Path) -> None:
@@ -92,4 +92,4 @@ def test_it_serves_a_query_engine(index: Index) -> None:
         response_synthesizer=NoText(llm=MockLLM()),
     )
     response = engine.query(QUERY)
-    assert [n.node.metadata["symbol"] for n in response.source_nodes][0] == "hash_password"
+    assert response.source_nodes[0].node.metadata["symbol"] == "hash_password"

@@ -15,21 +15,25 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import asyncio
 
-    from sharc.index import Index, SearchMode, SearchResponse
+    from sharc.index import SearchMode, SearchResponse
     from sharc.writer import UpdateReport
 
 
 class AsyncIndexMethods:
     """The asyncio half of `sharc.Index` (a mixin: `Index` holds the synchronous methods)."""
 
+    if TYPE_CHECKING:
+        search: Callable[..., SearchResponse]
+        update: Callable[..., UpdateReport]
+
     async def asearch(
-        self: Index,
+        self,
         query: str,
         *,
         limit: int = 10,
@@ -50,7 +54,7 @@ class AsyncIndexMethods:
             include_tests=include_tests, max_per_file=max_per_file,
         )
 
-    async def aupdate(self: Index, **options: Any) -> UpdateReport:
+    async def aupdate(self, **options: Any) -> UpdateReport:
         """`Index.update` in a worker thread, with its options (`progress`, `embed`, `force`,
         `hold`, ...) but `cancel`: cancelling the awaiting task cancels the update.
 

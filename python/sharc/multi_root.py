@@ -131,7 +131,7 @@ def _search(
         number, chunk_id = _untagged(candidate.id)
         wanted.setdefault(number, []).append(chunk_id)
     chunks = {number: manifests[number].chunks_by_id(ids) for number, ids in wanted.items()}
-    results = []
+    results: list[SearchResult] = []
     for candidate, score in top:
         number, chunk_id = _untagged(candidate.id)
         if (r := chunks[number].get(chunk_id)) is not None:
