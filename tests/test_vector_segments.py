@@ -201,3 +201,28 @@ def test_sharc_index_compact(built: tuple[Index, Path], small_repo: Path) -> Non
     assert not (index_dir / DELTA).exists() and "0 chunks embedded" in done.stderr
     stats = _open(small_repo, index_dir).stats()
     assert stats.embedded_chunks == stats.chunks
+
+
+def test_segmented_vectors_count_search_and_hide_as_one_store() -> None:
+    import numpy as np
+    from sharc.vector_segments import SegmentedVectors
+    from sharc.vectors import VectorStore
+
+    rng = np.random.default_rng(3)
+    main_vectors = rng.standard_normal((100, 8))
+    main_vectors[4] = main_vectors[0] + 0.01 * rng.standard_normal(8)  # key 5: near key 1
+    main = VectorStore(8)
+    main.upsert(np.arange(1, 101, dtype=np.uint64), main_vectors)
+    delta = VectorStore(8)
+    # Key 5 is in both files (as after a compaction a kill interrupted): the delta's counts.
+    delta.upsert(np.array([200, 201, 5], dtype=np.uint64),
+                 np.vstack([-main_vectors[0], main_vectors[1], -main_vectors[0]]))
+    vectors = SegmentedVectors(main, delta, frozenset({1, 2, 3, 999}), (None, None))
+    assert len(vectors) == len(vectors.keys()) == 99
+    assert 5 in vectors and 200 in vectors and 1 not in vectors and 999 not in vectors
+    # The query is key 1's vector, tombstoned; main's key 5 is nearly it, the delta's opposite.
+    hits = dict(vectors.search(main_vectors[0], 100))
+    assert 1 not in hits and 2 not in hits and len(hits) == 99
+    assert hits[5] == pytest.approx(0.0, abs=1e-6) and hits[200] == pytest.approx(0.0, abs=1e-6)
+    best = vectors.search(-main_vectors[0], 2)
+    assert {key for key, _ in best} == {5, 200} and best[0][1] == pytest.approx(1.0, abs=0.01)

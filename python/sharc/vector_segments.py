@@ -163,9 +163,23 @@ class SegmentedVectors:
         self._delta = delta
         self._tombstones = tombstones
         self.signatures = signatures  # of the files, as loaded
+        self._length: int | None = None
 
     def __len__(self) -> int:
-        return len(self.keys())
+        """How many keys count; costs the size of the delta and the tombstones, not the main
+        file's (searches ask it)."""
+        if self._length is None:
+            length = 0
+            if self._main is not None:
+                main = self._main
+                length = len(main) - sum(1 for key in self._tombstones if key in main)
+            if self._delta is not None:
+                length += sum(1 for key in self._delta.keys().tolist() if key not in self._in_main())
+            self._length = length
+        return self._length
+
+    def _in_main(self) -> _MainKeys:
+        return _MainKeys(self._main, self._tombstones)
 
     def __contains__(self, key: object) -> bool:
         if self._delta is not None and key in self._delta:
@@ -197,6 +211,16 @@ class SegmentedVectors:
         if self._delta is not None:
             hits.update(self._delta.search(vector, limit))  # a key in both is the delta's
         return sorted(hits.items(), key=lambda hit: -hit[1])[:limit]
+
+
+class _MainKeys:
+    """Membership in the main file less its tombstones."""
+
+    def __init__(self, main: VectorStore | None, tombstones: frozenset[int]) -> None:
+        self._main, self._tombstones = main, tombstones
+
+    def __contains__(self, key: object) -> bool:
+        return self._main is not None and key in self._main and key not in self._tombstones
 
 
 def open_for_search(
