@@ -16,7 +16,10 @@
 - a whole-process no-op `sharc index` (with the model: vectors for every chunk) of the
   10,000-file tree; baseline: `git status` on that tree;
 - the first keyword result of a cold `sharc index` with the model (seconds from its start until
-  a search finds a chunk); baseline: a cold `sharc index --keyword-only` of the same tree.
+  a search finds a chunk); baseline: a cold `sharc index --keyword-only` of the same tree;
+- one function added to a 1M-chunk index with the model (synthetic vectors for the rest): the
+  update writing the delta file; baselines: the same update rewriting the main vector file
+  (`compact=True`, what every update did before the delta), and the model alone on that chunk.
 
     python -m benches.speed.index_speed [--quick] [--only query,memory,...] [--merge]
 """
@@ -408,6 +411,66 @@ def _keyword_hit(sharc, root: Path, index_dir: Path) -> bool:  # type: ignore[no
         index.close()
 
 
+def delta_update(work: Path, tree: Path, rounds: int = 5) -> dict:
+    """One function added to a large index, in process with the model loaded: written to the
+    delta file, against the same update folding everything into the main file."""
+    import sharc
+    from sharc.embedding import load_embedder
+
+    index_dir = _index_dir(work, "delta")
+    index = sharc.Index.open(tree, index_dir=index_dir)
+    index.update(embed=False)
+    embedder = load_embedder()
+    _fill_synthetic_vectors(index_dir, embedder.dimension)
+    index._embedder = embedder  # loading the model is not updating
+    index.update()  # drops the keyword-only chunks' vectors; records the vectors' state
+    noop = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        index.update()
+        noop.append(time.perf_counter() - started)
+    target = next(tree.glob("pkg000/*.py"))
+    original = target.read_text()
+    # The synthetic vectors were keyed for the keyword-only index (no model id): the file's
+    # chunks are keyed for the model once, before the edits measured.
+    target.write_text(original + "\n")
+    index.update()
+    seconds: dict[str, list[float]] = {"delta": [], "compact": []}
+    model_alone = []
+    try:
+        for number in range(2 * rounds):
+            way = "delta" if number % 2 == 0 else "compact"
+            target.write_text(
+                original + f"\n\ndef tripled_{number}(value):\n"
+                f'    """Return the value three times over ({number})."""\n    return value * 3\n'
+            )
+            started = time.perf_counter()
+            report = index.update(compact=way == "compact")
+            seconds[way].append(time.perf_counter() - started)
+            assert report.chunks_embedded == 1, report
+            added = index.search(f"tripled_{number}", mode="keyword", limit=1)[0]
+            started = time.perf_counter()
+            embedder.embed_documents([added.header + added.code])
+            model_alone.append(time.perf_counter() - started)
+    finally:
+        target.write_text(original)
+        index.update(compact=True)
+    stats = index.stats()
+    delta = statistics.median(seconds["delta"])
+    return {
+        "files": stats.files,
+        "chunks": stats.chunks,
+        "embedded_chunks": stats.embedded_chunks,
+        "noop_seconds_median": statistics.median(noop),
+        "one_function_delta_seconds_median": delta,
+        "one_function_rewriting_main_seconds_median": statistics.median(seconds["compact"]),
+        "model_alone_seconds_median": statistics.median(model_alone),
+        "delta_vs_rewriting_main": delta / statistics.median(seconds["compact"]),
+        "seconds": seconds,
+        "target_seconds": 0.2,
+    }
+
+
 def _fill_synthetic_vectors(index_dir: Path, dimension: int, seed: int = 7) -> int:
     """Give every chunk of a keyword-only index a random unit vector (the ANN arm's load)."""
     from sharc.manifest import Manifest
@@ -627,7 +690,9 @@ def _child_peak_kib(arguments: list[str]) -> int:
     return int(output.stdout.strip().splitlines()[-1])
 
 
-STEPS = ("embedding", "cold", "sync", "query", "memory", "hostile", "noop", "first_keyword")
+STEPS = (
+    "embedding", "cold", "sync", "query", "memory", "hostile", "noop", "first_keyword", "delta",
+)
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -651,7 +716,7 @@ def main(argv: list[str] | None = None) -> dict:
     if args.merge and args.out.exists():
         previous = json.loads(args.out.read_text())
         kept = ("embedding", "cold_index", "sync", "query", "memory", "hostile",
-                "noop_process", "first_keyword")
+                "noop_process", "first_keyword", "delta_update")
         result.update({key: previous[key] for key in kept if key in previous})
     if "embedding" in steps:
         chunked = sharc.chunk_files(CLICK, sharc.walk(CLICK).files[:200])
@@ -687,6 +752,11 @@ def main(argv: list[str] | None = None) -> dict:
                 "requests-src": requests, "click": CLICK,
             }
             result["first_keyword"] = first_keyword_result(work, trees)
+        if "delta" in steps:
+            chunks = 100_000 if args.quick else 1_000_000
+            tree = make_tree(args.work / f"query-tree-{chunks}", files_for_chunks(chunks))
+            result["delta_update"] = delta_update(work, tree)
+            print(json.dumps(result["delta_update"]), flush=True)
     if "query" in steps:
         sizes = [10_000] if args.quick else [10_000, 100_000, 1_000_000]
         result["query"] = query_latency(args.work, sizes)

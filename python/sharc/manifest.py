@@ -446,19 +446,10 @@ class Manifest:
         rows = self._connection().execute("SELECT key FROM chunks WHERE keyword_only IS NULL")
         return {row[0] for row in rows}
 
-    def keys_sharing_vectors(self) -> list[list[int]]:
-        """Keys of embeddable chunks grouped by vector key, for vector keys held by more than
-        one chunk (copied code): each group needs one vector."""
-        rows = self._connection().execute(
-            "SELECT vector_key, key FROM chunks WHERE keyword_only IS NULL AND vector_key IN"
-            " (SELECT vector_key FROM chunks WHERE keyword_only IS NULL"
-            "  GROUP BY vector_key HAVING count(*) > 1)"
-            " ORDER BY vector_key, key"
-        )
-        groups: dict[str, list[int]] = {}
-        for vector_key, key in rows:
-            groups.setdefault(vector_key, []).append(key)
-        return list(groups.values())
+    def vector_keys_of(self, keys: Sequence[int]) -> list[tuple[int, str]]:
+        """`(key, vector key)` of the chunks of those `keys` that have one: chunks with the same
+        vector key (copied code) need one vector."""
+        return self._select_where("key, vector_key", "key", keys, lambda key, vk: (key, vk))
 
     def keyword_only_counts(self) -> tuple[int, int]:
         """Files with chunks the policy keeps from the model, and those chunks (0, 0 for a

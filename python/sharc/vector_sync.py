@@ -184,6 +184,7 @@ class VectorSync:
         """Give chunks the vector usearch holds for the same text under another key; returns
         the keys that got one."""
         manifest, sources = self.manifest, self.sources
+        unfilled = {r.key for r in pending if r.key not in skip}
         wanted = {r.vector_key for r in pending if r.key not in skip}
         if not wanted:
             return set()
@@ -192,7 +193,8 @@ class VectorSync:
             if chunk.vector_key in wanted:
                 candidates.setdefault(chunk.vector_key, []).append(chunk.key)
         for vector_key, keys in manifest.keys_by_vector_key(sorted(wanted)).items():
-            candidates.setdefault(vector_key, []).extend(keys)
+            # Not the keys waiting for a vector: looking them up could open the main file.
+            candidates.setdefault(vector_key, []).extend(k for k in keys if k not in unfilled)
         source_of: dict[str, int] = {}
         for vector_key, keys in candidates.items():
             source = next((k for k in keys if k in sources), None)
@@ -334,12 +336,14 @@ class _Copies:
 
 
 def _copies_of(manifest: Manifest, pending: Sequence[ChunkPlace]) -> _Copies:
-    waiting = {place.key for place in pending}
-    followers_of: dict[int, list[int]] = {}
-    for group in manifest.keys_sharing_vectors():
-        keys = [key for key in group if key in waiting]
-        if len(keys) > 1:
-            followers_of[keys[0]] = keys[1:]
+    """The pending keys grouped by vector key (only theirs are read: the cost follows the
+    backlog, not the index); the smallest key of a group is embedded."""
+    groups: dict[str, list[int]] = {}
+    for key, vector_key in manifest.vector_keys_of([place.key for place in pending]):
+        groups.setdefault(vector_key, []).append(key)
+    followers_of = {
+        min(keys): sorted(keys)[1:] for keys in groups.values() if len(keys) > 1
+    }
     followers = frozenset(key for keys in followers_of.values() for key in keys)
     return _Copies(followers_of, followers)
 
