@@ -350,16 +350,16 @@ def test_each_vector_is_kept_once_as_int8(built: Index, tmp_path: Path) -> None:
 
 
 def _embedding_counter(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    from sharc.vector_sync import VectorSync
+    from sharc import vector_sync
 
     embedded: list[int] = []
-    real = VectorSync._embed_records
+    real = vector_sync._embed_records
 
-    def counting(self: VectorSync, embedder: object, records: list, mode: str):  # type: ignore[no-untyped-def]
+    def counting(embedder: object, records: list, mode: str, root: Path):  # type: ignore[no-untyped-def]
         embedded.append(len(records))
-        return real(self, embedder, records, mode)  # type: ignore[arg-type]
+        return real(embedder, records, mode, root)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(VectorSync, "_embed_records", counting)
+    monkeypatch.setattr(vector_sync, "_embed_records", counting)
     return embedded
 
 

@@ -244,6 +244,11 @@ def _hint(error: BaseException) -> str | None:
         return "run `sharc clear PATH` and then `sharc index PATH` to rebuild the index"
     if isinstance(error, errors.IndexLockedError):
         return "wait for the other `sharc index` to finish, or stop it"
+    if isinstance(error, errors.ClusterError):
+        if "ray package" in str(error):
+            return "pip install 'sharc[ray]'"
+        return "check the address (`ray status` on the head node), or leave it out to index on"\
+            " a Ray cluster started on this machine"
     if isinstance(error, errors.ModelError):
         return "reinstall sharc (`pip install --force-reinstall sharc`) to restore the model files"
     return None

@@ -38,6 +38,10 @@ def add_commands(
                        " vector file now (updates do it when they pass a tenth of it)")
     index.add_argument("--keyword-only", action="store_true",
                        help="skip embeddings (keyword search only; fast)")
+    index.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+                       help="chunk and embed on a Ray cluster (host:port, ray://host:port or"
+                       " auto; none: start one on this machine); needs sharc[ray], and the"
+                       " tree at the same path on every node")
     add_embed_options(index)
     _add_index_options(index)
     index.set_defaults(run=_index)
@@ -120,8 +124,14 @@ def _index(args: argparse.Namespace) -> int:
     progress: Callable[[Progress], None] = bar
     if not args.keyword_only and _builds_with_default_model(args, index):
         progress = _FastModelOffer(bar, args.path)
+    executor = None
+    if args.ray is not None:
+        from sharc.distributed import RayExecutor, import_ray
+
+        import_ray()  # before anything else: say how to install it
+        executor = RayExecutor(address=args.ray or None)
     report = index.update(progress=progress, embed=not args.keyword_only, force=args.force,
-                          compact=args.compact)
+                          compact=args.compact, executor=executor)
     bar.finish()
     stats = index.stats()
     _message(
@@ -301,6 +311,8 @@ class _ProgressBar:
             detail = f"{progress.chunks_done}/{progress.chunks_total} chunks"
         else:
             detail = f"{progress.files_done}/{progress.files_total} files"
+        if progress.workers:
+            detail += f", {progress.workers} workers"
         width = 30
         filled = int(width * progress.percent / 100)
         sys.stderr.write(

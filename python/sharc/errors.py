@@ -7,6 +7,7 @@
     ├── IndexLockedError      another process is writing this index
     ├── NotIndexedError       search on a root that has no index yet
     ├── PathNotAllowedError   a path outside the roots a server was started with
+    ├── ClusterError          the Ray cluster cannot be reached (`sharc.distributed`)
     └── CancelledError        indexing was cancelled by the caller
 
 Errors from the Rust core keep their Python types: a missing root is `FileNotFoundError`, a bad
@@ -42,6 +43,10 @@ class NotIndexedError(SharcError):
 
 class PathNotAllowedError(SharcError):
     """A path lies outside the roots this server may read."""
+
+
+class ClusterError(SharcError):
+    """The Ray cluster cannot be reached, or sharc's `ray` extra is not installed."""
 
 
 class CancelledError(SharcError):

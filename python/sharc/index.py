@@ -72,6 +72,7 @@ from sharc.writer import (
 )
 
 if TYPE_CHECKING:
+    from sharc.distributed import Executor
     from sharc.embedding import Embedder
     from sharc.keyword import KeywordStore
     from sharc.ranking.pipeline import Arm
@@ -292,6 +293,7 @@ class Index(AsyncIndexMethods):
         force: bool = False,
         hold: Collection[str] = (),
         compact: bool = False,
+        executor: Executor | None = None,
     ) -> UpdateReport:
         """Bring the index in line with the files on disk, touching only what changed.
 
@@ -300,7 +302,9 @@ class Index(AsyncIndexMethods):
         `compact`. Files in `hold` (relative paths) keep their indexed state whatever is on
         disk: the watcher's syntax guard holds a file while it does not parse. Raises
         `IndexLockedError` if another process is writing, `CancelledError` when `cancel` says
-        so (the index keeps its last committed state).
+        so (the index keeps its last committed state). With an `executor`
+        (`sharc.distributed.RayExecutor`), changed files are chunked and embedded on a Ray
+        cluster; this process writes the index as it does alone, and the index is the same.
         """
         writer = IndexWriter(
             self.root,
@@ -315,6 +319,7 @@ class Index(AsyncIndexMethods):
             ),
             load_embedder=self._embedder_for,
             loaded_embedder=self._loaded_embedder,
+            executor=executor,
         )
         try:
             return writer.update(

@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -225,15 +225,30 @@ class VectorSync:
         filled: set[int] = set()
         last_save = time.monotonic()
         self.report("embedding", chunks_done=0, chunks_total=total)
-        for places in batches_by_file(pending, EMBED_BATCH_CHUNKS):
-            if self.is_cancelled():
+        # A distributed embedder (`sharc.distributed`) embeds many batches at once, on its
+        # workers; they come back in order, and each is journaled here as a local one is.
+        size = getattr(embedder, "batch_chunks", EMBED_BATCH_CHUNKS)
+        batches = (
+            manifest.chunks_by_key([place.key for place in places])
+            for places in batches_by_file(pending, size)
+        )
+        remote = getattr(embedder, "embed_record_batches", None)
+        if remote is not None:
+            embedded = remote(batches, self.mode, self.root)
+        else:
+            embedded = (
+                (records, *embed_isolating(embedder, records, self.mode, self.root))
+                for records in batches
+            )
+        for records, batch, matrix, failures in _cancellable(embedded, self.is_cancelled):
+            if records is None:
                 self._save()
                 raise CancelledError(
                     f"indexing cancelled after embedding {done} of {total} chunks;"
                     " keyword search covers everything, the next update embeds the rest"
                 )
-            records = manifest.chunks_by_key([place.key for place in places])
-            batch, matrix = self._embed_isolating(embedder, records)
+            for path, reason in failures:
+                result.fail(path, reason)
             if batch:
                 manifest.put_vectors([r.vector_key for r in batch], matrix)
                 manifest.commit()
@@ -247,74 +262,6 @@ class VectorSync:
                 self._save()
                 last_save = time.monotonic()
         return filled
-
-    def _embed_isolating(
-        self, embedder: Embedder, records: Sequence[ChunkRecord]
-    ) -> tuple[list[ChunkRecord], np.ndarray]:
-        """Embed `records`; if that fails, embed them file by file and leave out (and report)
-        the files that fail. Their chunks stay keyword-only until an update embeds them."""
-        try:
-            return list(records), self._embed_records(embedder, records, self.mode)
-        except Exception:  # noqa: BLE001 - find the file it was, below
-            return self._embed_each_file(embedder, records)
-
-    def _embed_each_file(
-        self, embedder: Embedder, records: Sequence[ChunkRecord]
-    ) -> tuple[list[ChunkRecord], np.ndarray]:
-        by_path: dict[str, list[ChunkRecord]] = {}
-        for record in records:
-            by_path.setdefault(record.path, []).append(record)
-        embedded: list[ChunkRecord] = []
-        matrices: list[np.ndarray] = []
-        for path, of_file in by_path.items():
-            try:
-                matrices.append(self._embed_records(embedder, of_file, self.mode))
-            except Exception as error:  # noqa: BLE001 - the file's own failure
-                self.result.fail(path, f"embedding failed: {type(error).__name__}: {error}")
-                continue
-            embedded.extend(of_file)
-        if not matrices:
-            return [], np.zeros((0, embedder.dimension), np.float32)
-        return embedded, np.vstack(matrices)
-
-    def _embed_records(
-        self, embedder: Embedder, records: Sequence[ChunkRecord], mode: EmbeddingMode
-    ) -> np.ndarray:
-        texts = [r.header + r.code for r in records]
-        if mode == "independent":
-            return embedder.embed_documents(texts)
-        late = self._late_vectors(embedder, records)
-        if mode == "late":
-            return late
-        from sharc.embedding import combine
-
-        return combine(embedder.embed_documents(texts), late)
-
-    def _late_vectors(self, embedder: Embedder, records: Sequence[ChunkRecord]) -> np.ndarray:
-        """Pool each chunk's tokens out of an encoding of its whole file (late chunking)."""
-        from sharc.embedding import Span
-
-        by_path: dict[str, list[int]] = {}
-        for position, record in enumerate(records):
-            by_path.setdefault(record.path, []).append(position)
-        files = []
-        order: list[int] = []
-        for path, positions in by_path.items():
-            text, line_starts = _file_text_for_late(self.root, path)
-            spans = []
-            for position in positions:
-                record = records[position]
-                start = line_starts[min(record.start_line - 1, len(line_starts) - 1)]
-                end = line_starts[min(record.end_line, len(line_starts) - 1)]
-                spans.append(Span(start, max(end, start + 1)))
-                order.append(position)
-            # The path header is repeated at the start of every window of the file.
-            files.append((text, spans, f"File: {path}\n"))
-        pooled = embedder.embed_late_batch(files)
-        matrix = np.vstack(pooled) if pooled else np.zeros((0, embedder.dimension), np.float32)
-        result = np.empty_like(matrix)
-        result[np.array(order)] = matrix
-        return result
 
 
 @dataclass(frozen=True)
@@ -346,6 +293,104 @@ def _copies_of(manifest: Manifest, pending: Sequence[ChunkPlace]) -> _Copies:
     }
     followers = frozenset(key for keys in followers_of.values() for key in keys)
     return _Copies(followers_of, followers)
+
+
+def _cancellable(
+    embedded: Iterator[tuple[Sequence[ChunkRecord], list[ChunkRecord], np.ndarray, list[Failure]]],
+    is_cancelled: Callable[[], bool],
+) -> Iterator[tuple[Any, ...]]:
+    """The batches of `embedded`, checking for cancellation before each; a cancellation yields
+    one `(None, ...)` and closes `embedded` (a distributed one drops its work in flight)."""
+    try:
+        while True:
+            if is_cancelled():
+                yield None, [], None, []
+                return
+            item = next(embedded, None)
+            if item is None:
+                return
+            yield item
+    finally:
+        close = getattr(embedded, "close", None)
+        if close is not None:
+            close()
+
+
+Failure = tuple[str, str]  # a file whose chunks could not be embedded, and why
+
+
+def embed_isolating(
+    embedder: Embedder, records: Sequence[ChunkRecord], mode: EmbeddingMode, root: Path
+) -> tuple[list[ChunkRecord], np.ndarray, list[Failure]]:
+    """Embed `records`; if that fails, embed them file by file and leave out (and return) the
+    files that fail. Their chunks stay keyword-only until an update embeds them."""
+    try:
+        return list(records), _embed_records(embedder, records, mode, root), []
+    except Exception:  # noqa: BLE001 - find the file it was, below
+        return _embed_each_file(embedder, records, mode, root)
+
+
+def _embed_each_file(
+    embedder: Embedder, records: Sequence[ChunkRecord], mode: EmbeddingMode, root: Path
+) -> tuple[list[ChunkRecord], np.ndarray, list[Failure]]:
+    by_path: dict[str, list[ChunkRecord]] = {}
+    for record in records:
+        by_path.setdefault(record.path, []).append(record)
+    embedded: list[ChunkRecord] = []
+    matrices: list[np.ndarray] = []
+    failures: list[Failure] = []
+    for path, of_file in by_path.items():
+        try:
+            matrices.append(_embed_records(embedder, of_file, mode, root))
+        except Exception as error:  # noqa: BLE001 - the file's own failure
+            failures.append((path, f"embedding failed: {type(error).__name__}: {error}"))
+            continue
+        embedded.extend(of_file)
+    if not matrices:
+        return [], np.zeros((0, embedder.dimension), np.float32), failures
+    return embedded, np.vstack(matrices), failures
+
+
+def _embed_records(
+    embedder: Embedder, records: Sequence[ChunkRecord], mode: EmbeddingMode, root: Path
+) -> np.ndarray:
+    texts = [r.header + r.code for r in records]
+    if mode == "independent":
+        return embedder.embed_documents(texts)
+    late = _late_vectors(embedder, records, root)
+    if mode == "late":
+        return late
+    from sharc.embedding import combine
+
+    return combine(embedder.embed_documents(texts), late)
+
+
+def _late_vectors(embedder: Embedder, records: Sequence[ChunkRecord], root: Path) -> np.ndarray:
+    """Pool each chunk's tokens out of an encoding of its whole file (late chunking)."""
+    from sharc.embedding import Span
+
+    by_path: dict[str, list[int]] = {}
+    for position, record in enumerate(records):
+        by_path.setdefault(record.path, []).append(position)
+    files = []
+    order: list[int] = []
+    for path, positions in by_path.items():
+        text, line_starts = _file_text_for_late(root, path)
+        spans = []
+        for position in positions:
+            record = records[position]
+            start = line_starts[min(record.start_line - 1, len(line_starts) - 1)]
+            end = line_starts[min(record.end_line, len(line_starts) - 1)]
+            spans.append(Span(start, max(end, start + 1)))
+            order.append(position)
+        # The path header is repeated at the start of every window of the file.
+        files.append((text, spans, f"File: {path}\n"))
+    pooled = embedder.embed_late_batch(files)
+    matrix = np.vstack(pooled) if pooled else np.zeros((0, embedder.dimension), np.float32)
+    result = np.empty_like(matrix)
+    result[np.array(order)] = matrix
+    return result
+
 
 
 def batches_by_file(records: Sequence[_Located], size: int) -> Iterator[list[_Located]]:

@@ -49,6 +49,7 @@ from sharc.stores import (
 
 if TYPE_CHECKING:
     from sharc._core import Chunk, WalkedFile
+    from sharc.distributed import Executor
     from sharc.embedding import Embedder
     from sharc.keyword import KeywordDoc, KeywordStore
     from sharc.vector_sync import VectorSync
@@ -71,6 +72,7 @@ class Progress:
     chunks_done: int = 0
     chunks_total: int = 0
     elapsed: float = 0.0
+    workers: int = 0  # workers alive, on a cluster (`sharc.distributed`); 0 in-process
 
     @property
     def percent(self) -> float:
@@ -154,7 +156,8 @@ class IndexWriter:
     """Writes the index of `root` in `index_dir`; one update at a time per index (a file lock).
 
     `load_embedder(model)` gives the model (loading it takes a second); `loaded_embedder(model)`
-    the one already loaded, if any.
+    the one already loaded, if any. An `executor` (`sharc.distributed.RayExecutor`) chunks and
+    embeds on a cluster; this process stays the only writer of the index.
     """
 
     def __init__(
@@ -165,12 +168,19 @@ class IndexWriter:
         *,
         load_embedder: Callable[[str | None], Embedder],
         loaded_embedder: Callable[[str | None], Embedder | None],
+        executor: Executor | None = None,
     ) -> None:
         self.root = root
         self.index_dir = index_dir
         self.settings = settings
         self._load_embedder = load_embedder
         self._loaded_embedder = loaded_embedder
+        self.executor = executor
+        if executor is not None:
+            self._load_embedder = lambda model: executor.embedder(
+                model, device=settings.device, root=root
+            )
+            self._loaded_embedder = lambda model: None
 
     def update(
         self,
@@ -186,6 +196,27 @@ class IndexWriter:
         started = time.monotonic()
         is_cancelled = _cancel_check(cancel)
         report = _progress_reporter(progress, started)
+        if self.executor is not None:
+            # A cluster that cannot be reached fails here, before anything is touched.
+            report = self.executor.start(report)
+        try:
+            return self._update(report, is_cancelled, embed=embed, force=force, hold=hold,
+                                compact=compact, started=started)
+        finally:
+            if self.executor is not None:
+                self.executor.stop()
+
+    def _update(
+        self,
+        report: Callable[..., None],
+        is_cancelled: CancelCheck,
+        *,
+        embed: bool,
+        force: bool,
+        hold: Collection[str],
+        compact: bool,
+        started: float,
+    ) -> UpdateReport:
         with writer_lock(self.index_dir, self.root):
             if force and self.index_dir.exists():
                 remove_index_files(self.index_dir)
@@ -378,15 +409,16 @@ class IndexWriter:
                 step.removed.extend(removed)
                 result.files_deleted += 1
             total, done = len(to_chunk), 0
-            for batch in _growing_batches(to_chunk):
+            batches = list(_growing_batches(to_chunk))
+            chunked_batches = self._chunked(batches, resolved.policy)
+            for batch in batches:
                 if is_cancelled():
                     raise CancelledError(
                         "indexing cancelled; the index keeps what was committed before"
                     )
                 added: list[ChunkRecord] = []
                 fresh: set[str] = set()
-                chunked_files = chunk_files(self.root, batch, policy=resolved.policy)
-                for walked, chunked in zip(batch, chunked_files):
+                for walked, chunked in zip(batch, next(chunked_batches)):
                     self._store_file(
                         manifest, walked, chunked, manifest.file(walked.path), model_id,
                         resolved.mode, result, step, added, fresh, changes,
@@ -409,6 +441,15 @@ class IndexWriter:
             step.rollback()
             raise
         return retired, changes
+
+    def _chunked(
+        self, batches: Sequence[Sequence[WalkedFile]], policy: EmbedPolicy
+    ) -> Iterator[list[ChunkedFile]]:
+        """The chunked files of each batch, in order: here, or on the cluster's CPUs, many
+        batches at once (`sharc.distributed`)."""
+        if self.executor is not None:
+            return self.executor.chunk_batches(self.root, batches, policy)
+        return (chunk_files(self.root, batch, policy=policy) for batch in batches)
 
     def _store_file(
         self,
