@@ -32,6 +32,7 @@ STEPS = {
         ["benches.speed.walk_chunk"],
         ["benches.speed.index_speed"],
         ["benches.speed.concurrency"],
+        ["benches.speed.distributed"],
     ],
 }
 

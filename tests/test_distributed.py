@@ -8,6 +8,7 @@ import os
 import shutil
 import signal
 import sqlite3
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -106,8 +107,34 @@ def test_a_ray_build_is_the_local_build(cluster: object, repo: Path, local: Inde
     assert again.chunks_embedded == again.chunks_added == 0
 
 
-def test_a_killed_worker_costs_only_its_batch(cluster: object, repo: Path, local: Index) -> None:
-    executor = _executor()
+class CountingEmbedder:
+    """The real model, writing the size of each batch it embeds to `log` (one line each):
+    what every actor embedded, the ones killed included."""
+
+    def __init__(self, model: str | None, *, device: str, log: str) -> None:
+        from sharc.embedding import load_embedder
+
+        self._embedder = load_embedder(model, device=device)
+        self.model_id, self.dimension = self._embedder.model_id, self._embedder.dimension
+        self._log = log
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray:
+        vectors = self._embedder.embed_documents(texts)
+        with open(self._log, "a") as log:
+            log.write(f"{len(texts)}\n")
+        return vectors
+
+
+def test_a_killed_worker_costs_only_its_batch(
+    cluster: object, repo: Path, local: Index, tmp_path: Path
+) -> None:
+    from functools import partial
+
+    from ray import cloudpickle
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import tests
+    log = tmp_path / "embedded.log"
+    executor = _executor(load_embedder=partial(CountingEmbedder, log=str(log)))
     killed: list[int] = []
 
     def kill_once(progress: sharc.Progress) -> None:
@@ -124,6 +151,9 @@ def test_a_killed_worker_costs_only_its_batch(cluster: object, repo: Path, local
     # Ray restarted the actor, which ran the batches it held again: each journaled once.
     assert report.chunks_embedded == index.stats().chunks
     _assert_same_index(index, local)
+    # What the kill cost: at most the batches the actor held (two in flight per actor).
+    embedded = sum(int(line) for line in log.read_text().split())
+    assert report.chunks_embedded <= embedded <= report.chunks_embedded + 2 * BATCH
 
 
 def test_a_stopped_driver_resumes_without_embedding_again(
