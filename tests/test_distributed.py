@@ -14,7 +14,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 import sharc
 from sharc.errors import CancelledError, ClusterError
 from sharc.index import Index
@@ -154,6 +153,30 @@ def test_a_killed_worker_costs_only_its_batch(
     # What the kill cost: at most the batches the actor held (two in flight per actor).
     embedded = sum(int(line) for line in log.read_text().split())
     assert report.chunks_embedded <= embedded <= report.chunks_embedded + 2 * BATCH
+
+
+def test_a_worker_gone_for_good_leaves_its_batches_to_the_others(
+    cluster: object, repo: Path, local: Index
+) -> None:
+    executor = _executor(actors=2, max_restarts=0)
+    killed: list[int] = []
+    alive: list[int] = []
+
+    def kill_once(progress: sharc.Progress) -> None:
+        pool = executor._pool
+        if progress.phase == "embedding" and progress.chunks_done and not killed:
+            assert pool is not None
+            killed.append(pool.pids[0])
+            os.kill(pool.pids[0], signal.SIGKILL)
+        if progress.phase == "embedding":
+            alive.append(progress.workers)
+
+    index = Index.open(repo, index_dir=repo.parent / "gone")
+    report = index.update(executor=executor, progress=kill_once)
+    assert killed and not report.errors
+    assert alive[0] == 2 and alive[-1] == 1  # the progress counts the workers alive
+    assert report.chunks_embedded == index.stats().chunks
+    _assert_same_index(index, local)
 
 
 def test_a_stopped_driver_resumes_without_embedding_again(

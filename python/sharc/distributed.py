@@ -252,7 +252,9 @@ class EmbeddingWorker:
         self, model: str | None, device: str, root: str, factory: EmbedderFactory | None
     ) -> None:
         if factory is None:
-            from sharc.embedding import load_embedder as factory
+            from sharc.embedding import load_embedder
+
+            factory = load_embedder
         self.embedder = factory(model, device=device)
         self.root = Path(root)
 
@@ -361,15 +363,20 @@ class _RemoteEmbedder:
         batches: Iterable[Sequence[ChunkRecord]], window: int,
     ) -> Iterator[tuple[Sequence[ChunkRecord], list[str], Any, list[Failure]]]:
         import ray
-        from ray.exceptions import ActorDiedError, ActorUnavailableError
+        from ray import exceptions
+
+        # Older Rays have no "unavailable" (restarting) error: it does not reach them.
+        unavailable = getattr(exceptions, "ActorUnavailableError", ())
 
         def first_result(sent: tuple[Any, Any, Any]) -> Any:
             records, actor, ref = sent
             while True:
                 try:
                     return records, *ray.get(ref)
-                except (ActorDiedError, ActorUnavailableError):
-                    if actor in self.pool.actors:  # out of restarts: gone for good
+                except unavailable:  # restarting: send the batch again
+                    records, actor, ref = submit(records)
+                except exceptions.RayActorError:  # out of restarts: gone for good
+                    if actor in self.pool.actors:
                         self.pool.actors.remove(actor)
                     records, actor, ref = submit(records)
 
