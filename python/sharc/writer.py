@@ -23,7 +23,6 @@ is compared with the manifest's and the main file is rewritten.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import threading
 import time
@@ -32,6 +31,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from sharc.chunk_records import keyword_doc, record_of, retired_key, unique_chunks
 from sharc.chunking import ChunkedFile, chunk_files
 from sharc.embed_policy import EmbedPolicy, policy_from_settings
 from sharc.errors import CancelledError
@@ -48,10 +48,10 @@ from sharc.stores import (
 )
 
 if TYPE_CHECKING:
-    from sharc._core import Chunk, WalkedFile
+    from sharc._core import WalkedFile
     from sharc.distributed import Executor
     from sharc.embedding import Embedder
-    from sharc.keyword import KeywordDoc, KeywordStore
+    from sharc.keyword import KeywordStore
     from sharc.vector_sync import VectorSync
 
 EmbeddingMode = Literal["independent", "late", "combined"]
@@ -426,7 +426,7 @@ class IndexWriter:
                 if added:
                     # Uncommitted until the manifest commits; a crash leaves extras that
                     # search ignores and the next update removes.
-                    keyword.store().upsert([_keyword_doc(r) for r in added], absent=fresh)
+                    keyword.store().upsert([keyword_doc(r) for r in added], absent=fresh)
                     step.changed = True
                 done += len(batch)
                 report("chunking", files_done=done, files_total=total)
@@ -487,7 +487,8 @@ class IndexWriter:
             result.files_changed += 1
         old = manifest.chunk_ids_of(chunked.path)
         records = [
-            _record(chunk, chunked.content_hash, model_id, mode) for chunk in _unique(chunked.chunks)
+            record_of(chunk, chunked.content_hash, model_id, mode)
+            for chunk in unique_chunks(chunked.chunks)
         ]
         new_ids = {r.id for r in records}
         gone = [old[i] for i in old if i not in new_ids]
@@ -500,7 +501,7 @@ class IndexWriter:
             if r.id not in old or old[r.id] != r or old_rules.get(r.id) != rules.get(r.id)
         ]
         step.rekeyed.extend(
-            _retired(old[r.id], r, chunked.content_hash, model_id, mode)
+            retired_key(old[r.id], r, chunked.content_hash, model_id, mode)
             for r in changed
             if r.id in old and old[r.id].key != r.key
         )
@@ -538,7 +539,7 @@ class IndexWriter:
         missing = sorted(truth - indexed)
         for start in range(0, len(missing), 2000):
             records = manifest.chunks_by_id(missing[start : start + 2000])
-            store.upsert([_keyword_doc(r) for r in records.values()])
+            store.upsert([keyword_doc(r) for r in records.values()])
         store.commit()
         manifest.set_meta("keyword_generation", generation)
         manifest.commit()
@@ -733,7 +734,7 @@ def _progress_reporter(callback: ProgressCallback | None, started: float) -> Cal
     return report
 
 
-# -- records -------------------------------------------------------------------------------
+# -- what changed for the vectors -----------------------------------------------------------
 
 
 def _note_vector_changes(
@@ -762,77 +763,3 @@ def _note_vector_changes(
                 changes.added.add(record.key)
         elif was_embedded != embedded:
             (changes.added if embedded else changes.dropped).add(record.key)
-
-
-def _unique(chunks: Sequence[Chunk]) -> list[Chunk]:
-    """Chunk ids are unique per file by construction; guard against a core bug anyway."""
-    seen: set[str] = set()
-    unique = []
-    for chunk in chunks:
-        if chunk.id not in seen:
-            seen.add(chunk.id)
-            unique.append(chunk)
-    return unique
-
-
-def _vector_key(
-    text: str, file_hash: str, start_line: int, end_line: int, model_id: str, mode: EmbeddingMode
-) -> str:
-    if mode == "independent":
-        material = f"{model_id}\0{mode}\0{text}"
-    else:
-        # A late vector depends on the whole file around the chunk.
-        material = f"{model_id}\0{mode}\0{text}\0{file_hash}\0{start_line}:{end_line}"
-    return hashlib.blake2b(material.encode(), digest_size=16).hexdigest()
-
-
-def _record(chunk: Chunk, file_hash: str, model_id: str, mode: EmbeddingMode) -> ChunkRecord:
-    from sharc.vectors import key_of
-
-    # Without the path its header names: copies of a file share their vectors (the vector
-    # was made with one copy's path). The key below has the id, and so the path.
-    text = chunk.header.replace(chunk.path, "") + chunk.code
-    vector_key = _vector_key(text, file_hash, chunk.start_line, chunk.end_line, model_id, mode)
-    return ChunkRecord(
-        id=chunk.id,
-        # The id and the text: a key in usearch always holds the vector of this text.
-        key=key_of(f"{chunk.id}\0{vector_key}"),
-        path=chunk.path,
-        language=chunk.language,
-        tier=chunk.tier,
-        kind=chunk.kind,
-        symbol=chunk.symbol,
-        fqn=chunk.fqn,
-        start_line=chunk.start_line,
-        end_line=chunk.end_line,
-        header=chunk.header,
-        code=chunk.code,
-        vector_key=vector_key,
-    )
-
-
-def _retired(
-    old: ChunkRecord, new: ChunkRecord, file_hash: str, model_id: str, mode: EmbeddingMode
-) -> RemovedChunk:
-    """The old key of a chunk whose key changed. When its text did not change (its vector key
-    was made with the path, as before copies shared vectors), its vector serves the new key."""
-    with_path = _vector_key(
-        new.header + new.code, file_hash, new.start_line, new.end_line, model_id, mode
-    )
-    vector_key = new.vector_key if old.vector_key == with_path else old.vector_key
-    return RemovedChunk(old.id, old.key, vector_key)
-
-
-def _keyword_doc(record: ChunkRecord) -> KeywordDoc:
-    from sharc.keyword import KeywordDoc
-
-    return KeywordDoc(
-        id=record.id,
-        key=record.key,
-        path=record.path,
-        symbol=f"{record.symbol} {record.fqn}",
-        body=record.header + record.code,
-        language=record.language,
-        kind=record.kind,
-        tier=record.tier,
-    )
