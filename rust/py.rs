@@ -331,7 +331,17 @@ impl PathFilter {
 /// The language and tier sharc gives a path, or None when it does not index that type.
 #[pyfunction]
 fn classify_path(path: PathBuf) -> Option<(String, u8)> {
+    let extensionless = path
+        .file_name()
+        .and_then(|name| name.to_str())
+        .is_some_and(|name| !name.contains('.'));
     Language::from_path(&path)
+        .or_else(|| {
+            // An existing script without an extension: its `#!` line names the language.
+            (extensionless && path.is_file())
+                .then(|| crate::walk::shebang::sniff(&path))
+                .flatten()
+        })
         .map(|language| (language.name().to_string(), language.tier().number()))
 }
 

@@ -112,7 +112,8 @@ def chunk_source(path: str, language: str, source: str, *, max_chars: int = 3500
     """Chunk in-memory `source` as if it were the file at `path`."""
 
 def classify_path(path: str | PathLike[str]) -> tuple[str, int] | None:
-    """The language and tier of a path, or None when sharc does not index that type."""
+    """The language and tier of a path, or None when sharc does not index that type (a file
+    without an extension that exists: by the interpreter on its `#!` line)."""
 
 def known_file_types() -> list[tuple[str, str, int]]:
     """Every `(".ext" or file name, language, tier)` sharc indexes."""

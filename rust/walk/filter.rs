@@ -155,11 +155,19 @@ impl Filter {
         if let Some(rule) = self.ignored(path, false, describe) {
             return Err(SkipReason::Ignored { rule });
         }
-        let language = self.language(path, name).ok_or(SkipReason::Unsupported)?;
+        let language = self.language(path, name);
         // Never open FIFOs, sockets or devices: reading them can block forever.
         if !is_regular {
             return Err(SkipReason::Unsupported);
         }
+        let language = match language {
+            Some(language) => language,
+            // A script without an extension: its `#!` line names the language.
+            None if !name.contains('.') => super::shebang::sniff(path)
+                .map(|language| (language, language.tier()))
+                .ok_or(SkipReason::Unsupported)?,
+            None => return Err(SkipReason::Unsupported),
+        };
         if is_link {
             self.resolve_link(path, false, describe)?;
         }

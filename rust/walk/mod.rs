@@ -27,6 +27,7 @@ mod filter;
 mod options;
 mod report;
 mod rules;
+pub(crate) mod shebang;
 mod traversal;
 
 #[cfg(test)]

@@ -609,3 +609,44 @@ fn assert_filter_agrees(root: &Path, options: WalkOptions) -> Filter {
     }
     filter
 }
+
+#[test]
+fn scripts_without_an_extension_are_walked_by_their_shebang() {
+    let dir = tree(&[
+        (
+            "libexec/rbenv-exec",
+            "#!/usr/bin/env bash\nset -e\nexec \"$@\"\n",
+        ),
+        ("bin/tool", "#!/usr/bin/python3\nprint('hi')\n"),
+        ("CODEOWNERS", "* @team\n"),
+        ("notes.weird", "#!/bin/sh\n"),
+    ]);
+    let result = walked(dir.path());
+    let found: Vec<_> = result
+        .files
+        .iter()
+        .map(|file| (file.path.as_str(), file.language))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("bin/tool", Language::Python),
+            ("libexec/rbenv-exec", Language::Bash)
+        ]
+    );
+    assert_eq!(
+        skips(&result),
+        [
+            ("CODEOWNERS", "unsupported"),
+            ("notes.weird", "unsupported")
+        ]
+    );
+    let filter = Filter::new(dir.path(), &WalkOptions::default()).unwrap();
+    assert_eq!(
+        filter
+            .classify(Path::new("libexec/rbenv-exec"))
+            .map(|f| f.language)
+            .ok(),
+        Some(Language::Bash)
+    );
+}
