@@ -1,5 +1,5 @@
 """Indexing on a Ray cluster (`sharc.distributed`): the same index as a local build, workers
-that die, a driver that stops, a cluster that cannot be reached. One local cluster of 2 CPUs
+that die, a driver that stops or is killed, a cluster that cannot be reached. One local cluster of 2 CPUs
 for the module; the real model, usearch and tantivy."""
 
 from __future__ import annotations
@@ -197,6 +197,51 @@ def test_a_stopped_driver_resumes_without_embedding_again(
     report = index.update(executor=_executor())
     assert report.chunks_embedded == local.stats().chunks - first
     _assert_same_index(index, local)
+
+
+KILLED_DRIVER = f"""
+import sys
+from sharc.distributed import RayExecutor
+from sharc.index import Index
+Index.open(sys.argv[1], index_dir=sys.argv[2]).update(
+    executor=RayExecutor(sys.argv[3], batch_chunks={BATCH})
+)
+"""
+
+
+def test_a_killed_driver_resumes_from_the_journal(
+    cluster: object, repo: Path, local: Index
+) -> None:
+    import subprocess
+    import time
+
+    index_dir = repo.parent / "killed-driver"
+    address = cluster.get_runtime_context().gcs_address  # type: ignore[attr-defined]
+    driver = subprocess.Popen(
+        [sys.executable, "-c", KILLED_DRIVER, str(repo), str(index_dir), address]
+    )
+    journal = index_dir / "manifest.sqlite"
+    deadline = time.monotonic() + 240
+    while driver.poll() is None and time.monotonic() < deadline:
+        if journal.exists() and _journaled(journal):
+            driver.kill()  # SIGKILL: no cleanup at all
+            break
+        time.sleep(0.02)
+    assert driver.wait() == -signal.SIGKILL, "the driver finished before a batch was journaled"
+    journaled = _journaled(journal)
+    assert 0 < journaled < local.stats().chunks
+    index = Index.open(repo, index_dir=index_dir)
+    report = index.update(executor=_executor())
+    assert report.chunks_embedded == local.stats().chunks - journaled
+    _assert_same_index(index, local)
+
+
+def _journaled(manifest: Path) -> int:
+    try:
+        with sqlite3.connect(f"file:{manifest}?mode=ro", uri=True) as connection:
+            return int(connection.execute("SELECT count(*) FROM vectors").fetchone()[0])
+    except sqlite3.OperationalError:  # not created yet
+        return 0
 
 
 def test_an_unreachable_cluster_changes_nothing(cluster: object, repo: Path, local: Index) -> None:
