@@ -7,8 +7,7 @@
 
 Both search one `Index` (`Index.search`, `Index.asearch`) or several as one (`search_many`),
 with the same options, and describe each hit with the same metadata (`hit_metadata`) and id
-(`hit_id`). Nothing
-here is imported by `import sharc`.
+(`hit_id`). Nothing here is imported by `import sharc`.
 """
 
 from __future__ import annotations
