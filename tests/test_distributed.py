@@ -179,6 +179,35 @@ def test_a_worker_gone_for_good_leaves_its_batches_to_the_others(
     _assert_same_index(index, local)
 
 
+class RenamedEmbedder(CountingEmbedder):
+    """The real model under another id: as a GPU worker's model may be named otherwise than
+    the driver expected (no int8 copy there)."""
+
+    def __init__(self, model: str | None, *, device: str, log: str) -> None:
+        super().__init__(model, device=device, log=log)
+        self.model_id += "-renamed"
+
+
+def test_a_model_named_otherwise_keys_every_chunk_again(
+    cluster: object, repo: Path, tmp_path: Path
+) -> None:
+    from functools import partial
+
+    from ray import cloudpickle
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    factory = partial(RenamedEmbedder, log=str(tmp_path / "embedded.log"))
+    # Two actors hold both CPUs: chunking again must not wait on them.
+    executor = _executor(actors=2, load_embedder=factory)
+    index = Index.open(repo, index_dir=repo.parent / "renamed")
+    report = index.update(executor=executor)
+    assert not report.errors
+    assert index.stats().embedded_chunks == index.stats().chunks > 20
+    with sqlite3.connect(index.index_dir / "manifest.sqlite") as connection:
+        (settings,) = connection.execute("SELECT value FROM meta WHERE key = 'settings'").fetchone()
+    assert '-renamed"' in settings
+
+
 def test_a_stopped_driver_resumes_without_embedding_again(
     cluster: object, repo: Path, local: Index
 ) -> None:

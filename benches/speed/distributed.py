@@ -10,7 +10,7 @@
    embedding rate is timed from the first embedding progress report (actors started, models
    loaded) to the last.
 
-    python -m benches.speed.distributed [--tree benches/data/repos/koa]
+    python -m benches.speed.distributed [--tree benches/data/repos/attrs]
         [--scale-tree benches/data/repos/moshi] [--out benches/results/speed_distributed.json]
 """
 
@@ -135,7 +135,7 @@ def scale_out(tree: Path, work: Path, seconds_per_1k_tokens: float) -> dict[str,
 def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--tree", type=Path, default=REPO / "benches/data/repos/koa")
+    parser.add_argument("--tree", type=Path, default=REPO / "benches/data/repos/attrs")
     parser.add_argument("--scale-tree", type=Path, default=REPO / "benches/data/repos/moshi")
     parser.add_argument("--seconds-per-1k-tokens", type=float, default=0.02)
     parser.add_argument("--skip-overhead", action="store_true")

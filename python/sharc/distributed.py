@@ -117,6 +117,9 @@ class RayExecutor:
     ) -> Iterator[list[ChunkedFile]]:
         import ray
 
+        # Chunking again after the actors started (the model goes by another id than the
+        # chunk keys assumed): their CPUs would keep the chunk tasks waiting.
+        self.stop()
         task = ray.remote(num_cpus=1, max_retries=self.max_restarts)(chunk_on_worker)
         policy_ref = ray.put(policy)
         root_text = os.fspath(root)
