@@ -67,6 +67,13 @@ pub enum Language {
     Protobuf,
     GraphQl,
     Solidity,
+    OCaml,
+    OCamlInterface,
+    Erlang,
+    Clojure,
+    FSharp,
+    Hcl,
+    Nix,
     Other,
 }
 
@@ -140,6 +147,21 @@ const TABLE: &[(&str, Language)] = &[
     ("graphql", Language::GraphQl),
     ("gql", Language::GraphQl),
     ("sol", Language::Solidity),
+    ("ml", Language::OCaml),
+    ("mli", Language::OCamlInterface),
+    ("erl", Language::Erlang),
+    ("hrl", Language::Erlang),
+    ("clj", Language::Clojure),
+    ("cljs", Language::Clojure),
+    ("cljc", Language::Clojure),
+    ("edn", Language::Clojure),
+    ("fs", Language::FSharp),
+    ("fsx", Language::FSharp),
+    ("fsi", Language::FSharp),
+    ("tf", Language::Hcl),
+    ("tfvars", Language::Hcl),
+    ("hcl", Language::Hcl),
+    ("nix", Language::Nix),
 ];
 
 /// Extension-less file names that are still worth indexing.
@@ -197,6 +219,13 @@ impl Language {
             Language::Protobuf => "protobuf",
             Language::GraphQl => "graphql",
             Language::Solidity => "solidity",
+            Language::OCaml => "ocaml",
+            Language::OCamlInterface => "ocaml_interface",
+            Language::Erlang => "erlang",
+            Language::Clojure => "clojure",
+            Language::FSharp => "fsharp",
+            Language::Hcl => "hcl",
+            Language::Nix => "nix",
             Language::Other => "other",
         }
     }
@@ -223,7 +252,24 @@ impl Language {
             | Language::Elixir
             | Language::Haskell
             | Language::Bash
-            | Language::Zig => Tier::Ast,
+            | Language::Zig
+            | Language::Dart
+            | Language::ObjectiveC
+            | Language::R
+            | Language::Julia
+            | Language::OCaml
+            | Language::OCamlInterface
+            | Language::Erlang
+            | Language::Clojure
+            | Language::FSharp
+            | Language::Sql
+            | Language::Solidity
+            | Language::Hcl
+            | Language::Protobuf
+            | Language::GraphQl
+            | Language::Nix
+            | Language::Vue
+            | Language::Svelte => Tier::Ast,
             Language::Markdown | Language::RestructuredText | Language::Text => Tier::Docs,
             Language::Json | Language::Yaml | Language::Toml | Language::Xml | Language::Ini => {
                 Tier::Config
@@ -301,6 +347,18 @@ mod tests {
         );
         assert_eq!(
             Language::from_path(Path::new("v.vue")).unwrap().tier(),
+            Tier::Ast
+        );
+        assert_eq!(
+            Language::from_path(Path::new("lib/task.mli")),
+            Some(Language::OCamlInterface)
+        );
+        assert_eq!(
+            Language::from_path(Path::new("infra/main.tf")),
+            Some(Language::Hcl)
+        );
+        assert_eq!(
+            Language::from_path(Path::new("tasks.pl")).unwrap().tier(),
             Tier::OtherCode
         );
         assert_eq!(

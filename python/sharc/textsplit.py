@@ -32,14 +32,6 @@ LANGCHAIN_LANGUAGE = {
     "markdown": "markdown",
     "rst": "rst",
     "html": "html",
-    "vue": "html",
-    "svelte": "html",
-    "protobuf": "proto",
-    "solidity": "sol",
-    "r": "r",
-    "objc": "c",
-    "dart": "java",
-    "julia": "python",
 }
 
 # Separators for languages LangChain names but cannot split (its `Language.PERL` raises "not
@@ -51,8 +43,7 @@ OWN_SEPARATORS = {
     ],
 }
 
-COMMENT_PREFIX = {"yaml": "#", "toml": "#", "ini": "#", "python": "#", "r": "#", "perl": "#",
-                  "julia": "#", "sql": "--", "other": "#"}
+COMMENT_PREFIX = {"yaml": "#", "toml": "#", "ini": "#", "python": "#", "perl": "#", "other": "#"}
 
 _MARKDOWN_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")

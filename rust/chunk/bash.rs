@@ -7,6 +7,7 @@ use super::text::Source;
 
 pub(crate) static SPEC: Spec = Spec {
     comment: "#",
+    comment_end: "",
     classify,
     leading: &["comment"],
     decorators: &[],
@@ -14,6 +15,7 @@ pub(crate) static SPEC: Spec = Spec {
     elision: "{ ... }",
     merge_same_name: false,
     outer_first: false,
+    trailing_docs: false,
 };
 
 fn classify<'t>(node: Node<'t>, source: &Source, _context: Context) -> Role<'t> {

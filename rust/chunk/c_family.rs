@@ -9,6 +9,7 @@ use super::text::Source;
 
 pub(crate) static SPEC: Spec = Spec {
     comment: "//",
+    comment_end: "",
     classify,
     leading: &["comment", "identifier"],
     decorators: &[],
@@ -16,6 +17,7 @@ pub(crate) static SPEC: Spec = Spec {
     elision: "{ ... }",
     merge_same_name: false,
     outer_first: false,
+    trailing_docs: false,
 };
 
 const RECORDS: &[&str] = &[
@@ -25,7 +27,8 @@ const RECORDS: &[&str] = &[
     "class_specifier",
 ];
 
-fn classify<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {
+/// C's and C++'s node kinds; Objective-C falls back to it.
+pub(crate) fn classify<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {
     match node.kind() {
         "function_definition" => function(node, source, context),
         "template_declaration" => {

@@ -164,7 +164,8 @@ impl<'s, 't> Chunker<'s, 't> {
     pub(super) fn walk(&mut self, root: Node<'t>) {
         let mut stack: Vec<Task<'t>> = Vec::new();
         let items = self.group(root, 0, true);
-        stack.extend(items.into_iter().rev().map(Task::Item));
+        // A root that is a parse error can hold text outside its children, as any ERROR node.
+        stack.extend(self.with_gaps(root, items, 0).into_iter().rev());
         while let Some(task) = stack.pop() {
             match task {
                 Task::Item(item) => self.item(item, &mut stack),
@@ -203,6 +204,12 @@ impl<'s, 't> Chunker<'s, 't> {
                 // punctuation belongs to nothing.
                 let text = self.source.slice(child.start_byte(), child.end_byte());
                 if !text.bytes().any(|b| b.is_ascii_alphanumeric()) {
+                    // Inside a parse error a stray operator (`+` of a method cut short) is
+                    // code all the same.
+                    if parent.is_error() && !is_trivial(text, self.spec.comment) {
+                        self.flush_leading(&mut leading, &mut items, frame);
+                        items.push(self.plain(child, frame));
+                    }
                     continue;
                 }
                 true
@@ -228,6 +235,9 @@ impl<'s, 't> Chunker<'s, 't> {
                 continue;
             }
             let (role, inner, wrappers) = self.resolve(child, frame);
+            if matches!(role, Role::Header) {
+                continue;
+            }
             let attach = role.defines()
                 && leading
                     .last()
@@ -270,6 +280,10 @@ impl<'s, 't> Chunker<'s, 't> {
                     items.pop();
                 }
             }
+            let docs = match role {
+                Role::Symbol(_) if self.spec.trailing_docs => self.trailing_docs(child),
+                _ => Vec::new(),
+            };
             items.push(Item {
                 role,
                 node: child,
@@ -277,12 +291,60 @@ impl<'s, 't> Chunker<'s, 't> {
                 wrappers,
                 leading: std::mem::take(&mut leading),
                 start,
-                end: child.end_byte(),
+                end: docs
+                    .first()
+                    .map_or(child.end_byte(), |doc| doc.start_byte()),
                 frame,
             });
+            leading = docs;
         }
         self.flush_leading(&mut leading, &mut items, frame);
         items
+    }
+
+    /// The comments a definition ends with, on lines after the rest of it, found down its
+    /// last children: they document what follows (`trailing_docs`).
+    fn trailing_docs(&self, node: Node<'t>) -> Vec<Node<'t>> {
+        let mut current = node;
+        for _ in 0..8 {
+            let count = current.named_child_count();
+            let Some(last) = count
+                .checked_sub(1)
+                .and_then(|i| current.named_child(i as u32))
+            else {
+                return Vec::new();
+            };
+            if !self.spec.leading.contains(&last.kind()) {
+                current = last;
+                continue;
+            }
+            let mut docs = vec![last];
+            let mut index = count - 1;
+            while let Some(previous) = index
+                .checked_sub(1)
+                .and_then(|i| current.named_child(i as u32))
+            {
+                if !self.spec.leading.contains(&previous.kind()) {
+                    break;
+                }
+                docs.push(previous);
+                index -= 1;
+            }
+            docs.reverse();
+            let code_end = index
+                .checked_sub(1)
+                .and_then(|i| current.named_child(i as u32))
+                .map_or(current.start_byte(), |code| code.end_byte());
+            let first = docs[0];
+            // Only comments on lines of their own, below the definition's code.
+            if self.source.line_of(first.start_byte())
+                > self.source.last_line_of(node.start_byte(), code_end)
+            {
+                return docs;
+            }
+            return Vec::new();
+        }
+        Vec::new()
     }
 
     /// Whether `next` starts on the line after `previous` ends, or on the same line.
@@ -356,19 +418,16 @@ impl<'s, 't> Chunker<'s, 't> {
         match item.role {
             Role::Transparent => {
                 let items = self.group(item.node, item.frame, true);
-                // An ERROR node can end past its last child: that text is code too.
-                let children_end = item
-                    .node
-                    .child(item.node.child_count().saturating_sub(1))
-                    .map_or(item.node.start_byte(), |last| last.end_byte());
-                if children_end < item.node.end_byte() {
+                let tasks = self.with_gaps(item.node, items, item.frame);
+                stack.extend(tasks.into_iter().rev());
+                // A namespace's opening line handed to this node as its first member.
+                if item.start < item.node.start_byte() {
                     stack.push(Task::Code {
-                        start: children_end,
-                        end: item.node.end_byte(),
-                        frame: items.last().map_or(item.frame, |last| last.frame),
+                        start: item.start,
+                        end: item.node.start_byte(),
+                        frame: item.frame,
                     });
                 }
-                stack.extend(items.into_iter().rev().map(Task::Item));
             }
             Role::Symbol(_) | Role::Container(_) => {
                 if self.frames[item.frame].depth >= MAX_DEPTH {
@@ -380,10 +439,45 @@ impl<'s, 't> Chunker<'s, 't> {
                     self.container(item, stack);
                 }
             }
-            Role::Code | Role::Wrap(_) | Role::Marker(_) | Role::Overload(_) => {
+            Role::Code | Role::Wrap(_) | Role::Marker(_) | Role::Overload(_) | Role::Header => {
                 self.code(item.start, item.end, item.frame);
             }
         }
+    }
+
+    /// The items of `node` in order, with code tasks for the text no child holds: an ERROR
+    /// node can start before its first child, end past its last, or skip text between two.
+    fn with_gaps(&self, node: Node<'t>, items: Vec<Item<'t>>, frame: usize) -> Vec<Task<'t>> {
+        let bytes = self.source.bytes();
+        let mut tasks = Vec::with_capacity(items.len() + 1);
+        let mut items = items.into_iter().peekable();
+        let mut frame = frame;
+        let mut previous_end = node.start_byte();
+        let mut cursor = node.walk();
+        let ends = node
+            .children(&mut cursor)
+            .map(|child| (child.start_byte(), child.end_byte()))
+            .chain(std::iter::once((node.end_byte(), node.end_byte())));
+        for (start, end) in ends {
+            if start > previous_end
+                && bytes[previous_end..start]
+                    .iter()
+                    .any(|b| !b.is_ascii_whitespace())
+            {
+                while let Some(next) = items.next_if(|next| next.start < start) {
+                    frame = next.frame;
+                    tasks.push(Task::Item(next));
+                }
+                tasks.push(Task::Code {
+                    start: previous_end,
+                    end: start,
+                    frame,
+                });
+            }
+            previous_end = previous_end.max(end);
+        }
+        tasks.extend(items.map(Task::Item));
+        tasks
     }
 
     /// Widen a span to whole lines and cut off what earlier chunks already hold.
@@ -863,7 +957,7 @@ fn join_fqn(scope: &str, name: &str) -> String {
 }
 
 /// The module a file stands for: its stem, or its directory for `__init__`, `mod`, `index`.
-fn module_name(path: &str) -> String {
+pub(super) fn module_name(path: &str) -> String {
     let path = Path::new(path);
     let stem = path
         .file_stem()

@@ -8,6 +8,7 @@ use super::text::Source;
 
 pub(crate) static SPEC: Spec = Spec {
     comment: "--",
+    comment_end: "",
     classify,
     leading: &["comment", "haddock", "signature", "pragma"],
     decorators: &[],
@@ -15,6 +16,7 @@ pub(crate) static SPEC: Spec = Spec {
     elision: "= ...",
     merge_same_name: true,
     outer_first: false,
+    trailing_docs: false,
 };
 
 fn classify<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {

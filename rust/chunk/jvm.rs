@@ -11,6 +11,7 @@ use super::text::Source;
 
 pub(crate) static JAVA: Spec = Spec {
     comment: "//",
+    comment_end: "",
     classify: classify_java,
     leading: &["line_comment", "block_comment"],
     decorators: &["marker_annotation", "annotation"],
@@ -18,10 +19,12 @@ pub(crate) static JAVA: Spec = Spec {
     elision: "{ ... }",
     merge_same_name: false,
     outer_first: false,
+    trailing_docs: false,
 };
 
 pub(crate) static KOTLIN: Spec = Spec {
     comment: "//",
+    comment_end: "",
     classify: classify_kotlin,
     leading: &[
         "line_comment",
@@ -34,10 +37,12 @@ pub(crate) static KOTLIN: Spec = Spec {
     elision: "{ ... }",
     merge_same_name: false,
     outer_first: false,
+    trailing_docs: false,
 };
 
 pub(crate) static SCALA: Spec = Spec {
     comment: "//",
+    comment_end: "",
     classify: classify_scala,
     leading: &["comment", "block_comment"],
     decorators: &["annotation"],
@@ -45,6 +50,7 @@ pub(crate) static SCALA: Spec = Spec {
     elision: "...",
     merge_same_name: false,
     outer_first: false,
+    trailing_docs: false,
 };
 
 fn method_kind(context: Context, name: &str) -> &'static str {

@@ -51,6 +51,10 @@
 //! after the first get ids ending `#part2`, `#part3`, ... and their own line ranges. Module
 //! runs are cut into several module chunks instead.
 //!
+//! **Components.** Vue and Svelte files chunk their `<script>` blocks with the JavaScript
+//! table and keep their templates and styles as `<template>` and `<style>` chunks
+//! (`component.rs`).
+//!
 //! **Robustness.** Sources are read lossily, the BOM is dropped and CRLF becomes LF (line
 //! numbers are unchanged). Tree-sitter recovers from syntax errors; their lines are reported
 //! in `syntax_errors`. The tree is walked with explicit stacks, and scopes nest at most
@@ -59,22 +63,37 @@
 
 mod bash;
 mod c_family;
+mod clojure;
+mod component;
 mod csharp;
+mod dart;
 mod driver;
 mod ecmascript;
 mod elixir;
+mod erlang;
+mod fsharp;
 mod go;
+mod graphql;
 mod haskell;
+mod hcl;
+mod julia;
 mod jvm;
 mod lua;
 mod macro_items;
+mod nix;
+mod objc;
+mod ocaml;
 mod php;
+mod protobuf;
 mod python;
+mod r;
 mod render;
 mod ruby;
 mod rust_lang;
+mod solidity;
 mod spec;
 mod split;
+mod sql;
 mod swift;
 mod text;
 mod zig;
@@ -283,6 +302,22 @@ fn spec_for(language: Language) -> Option<&'static Spec> {
         Language::Haskell => &haskell::SPEC,
         Language::Bash => &bash::SPEC,
         Language::Zig => &zig::SPEC,
+        Language::Dart => &dart::SPEC,
+        Language::ObjectiveC => &objc::SPEC,
+        Language::R => &r::SPEC,
+        Language::Julia => &julia::SPEC,
+        Language::OCaml | Language::OCamlInterface => &ocaml::SPEC,
+        Language::Erlang => &erlang::SPEC,
+        Language::Clojure => &clojure::SPEC,
+        Language::FSharp => &fsharp::SPEC,
+        Language::Sql => &sql::SPEC,
+        Language::Solidity => &solidity::SPEC,
+        Language::Hcl => &hcl::SPEC,
+        Language::Protobuf => &protobuf::SPEC,
+        Language::GraphQl => &graphql::SPEC,
+        Language::Nix => &nix::SPEC,
+        // Components chunk their scripts with the JavaScript table (`component.rs`).
+        Language::Vue | Language::Svelte => &ecmascript::SPEC,
         _ => return None,
     })
 }
@@ -309,6 +344,21 @@ fn grammar(language: Language) -> Option<tree_sitter::Language> {
         Language::Haskell => tree_sitter_haskell::LANGUAGE,
         Language::Bash => tree_sitter_bash::LANGUAGE,
         Language::Zig => tree_sitter_zig::LANGUAGE,
+        Language::Dart => tree_sitter_dart::LANGUAGE,
+        Language::ObjectiveC => tree_sitter_objc::LANGUAGE,
+        Language::R => tree_sitter_r::LANGUAGE,
+        Language::Julia => tree_sitter_julia::LANGUAGE,
+        Language::OCaml => tree_sitter_ocaml::LANGUAGE_OCAML,
+        Language::OCamlInterface => tree_sitter_ocaml::LANGUAGE_OCAML_INTERFACE,
+        Language::Erlang => tree_sitter_erlang::LANGUAGE,
+        Language::Clojure => tree_sitter_clojure_orchard::LANGUAGE,
+        Language::FSharp => tree_sitter_fsharp::LANGUAGE_FSHARP,
+        Language::Sql => tree_sitter_sequel::LANGUAGE,
+        Language::Solidity => tree_sitter_solidity::LANGUAGE,
+        Language::Hcl => tree_sitter_hcl::LANGUAGE,
+        Language::Protobuf => tree_sitter_proto::LANGUAGE,
+        Language::GraphQl => tree_sitter_graphql::LANGUAGE,
+        Language::Nix => tree_sitter_nix::LANGUAGE,
         _ => return None,
     };
     Some(function.into())
@@ -409,6 +459,10 @@ fn chunk_text(
     };
     let text = normalize(raw);
     if text.trim().is_empty() {
+        return result;
+    }
+    if matches!(language, Language::Vue | Language::Svelte) {
+        component::chunk(path, language, &text, options.max_chars, &mut result);
         return result;
     }
     let tree = match parse(language, &text) {

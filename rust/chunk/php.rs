@@ -9,6 +9,7 @@ use super::text::Source;
 
 pub(crate) static SPEC: Spec = Spec {
     comment: "//",
+    comment_end: "",
     classify,
     leading: &["comment"],
     decorators: &["attribute_list"],
@@ -16,6 +17,7 @@ pub(crate) static SPEC: Spec = Spec {
     elision: "{ ... }",
     merge_same_name: false,
     outer_first: false,
+    trailing_docs: false,
 };
 
 fn classify<'t>(node: Node<'t>, source: &Source, _context: Context) -> Role<'t> {

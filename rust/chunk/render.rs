@@ -41,10 +41,13 @@ impl<'s, 't> Chunker<'s, 't> {
     }
 
     fn render(&self, draft: &Draft<'t>, out: &mut Vec<Chunk>) {
-        let comment = self.spec.comment;
-        let mut header = format!("{comment} Context: {} ({})\n", draft.context, self.path);
+        let (comment, end) = (self.spec.comment, self.spec.comment_end);
+        let mut header = format!(
+            "{comment} Context: {} ({}){end}\n",
+            draft.context, self.path
+        );
         if !draft.decorators.is_empty() {
-            header.push_str(&format!("{comment} {}\n", draft.decorators));
+            header.push_str(&format!("{comment} {}{end}\n", draft.decorators));
         }
         let (text, start) = match &draft.body {
             Body::Range { start, end, .. } => (self.source.slice(*start, *end), *start),
@@ -66,7 +69,7 @@ impl<'s, 't> Chunker<'s, 't> {
         let mut signature = collapse(&self.signature_text(draft.signature), 120);
         let part_line = |signature: &str| {
             if draft.parts {
-                char_len(comment) + char_len(signature) + 24
+                char_len(comment) + char_len(end) + char_len(signature) + 24
             } else {
                 0
             }
@@ -98,7 +101,7 @@ impl<'s, 't> Chunker<'s, 't> {
             let header = if draft.parts && total > 1 {
                 let space = if signature.is_empty() { "" } else { " " };
                 format!(
-                    "{header}{comment} {signature}{space}(part {}/{total})\n",
+                    "{header}{comment} {signature}{space}(part {}/{total}){end}\n",
                     k + 1
                 )
             } else {

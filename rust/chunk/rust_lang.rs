@@ -9,6 +9,7 @@ use super::text::Source;
 
 pub(crate) static SPEC: Spec = Spec {
     comment: "//",
+    comment_end: "",
     classify,
     leading: &["line_comment", "block_comment", "attribute_item"],
     decorators: &["attribute_item"],
@@ -16,6 +17,7 @@ pub(crate) static SPEC: Spec = Spec {
     elision: "{ ... }",
     merge_same_name: false,
     outer_first: false,
+    trailing_docs: false,
 };
 
 fn classify<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {

@@ -20,6 +20,8 @@ pub(crate) struct Context<'a> {
 pub(crate) struct Spec {
     /// Line-comment prefix for context headers.
     pub comment: &'static str,
+    /// What closes a header line, for languages with block comments only (OCaml's ` *)`).
+    pub comment_end: &'static str,
     /// Classifies one node.
     pub classify: for<'t> fn(Node<'t>, &Source, Context) -> Role<'t>,
     /// Node kinds that attach to the symbol right after them (doc comments, attributes,
@@ -36,6 +38,9 @@ pub(crate) struct Spec {
     /// Context reads outermost first and names the symbol itself (Go's
     /// `package auth > func Authenticate`).
     pub outer_first: bool,
+    /// The grammar ends a definition with the comments that document the next one (F#'s
+    /// `///` lines): they are cut off the symbol and lead into what follows.
+    pub trailing_docs: bool,
 }
 
 /// What a node is to the chunker.
@@ -54,6 +59,9 @@ pub(crate) enum Role<'t> {
     /// A declaration without a body, such as a TypeScript overload signature: it joins the
     /// chunk of the same-name symbol right after it, or else is plain code.
     Overload(String),
+    /// Part of the enclosing container's declaration, written among its members (an
+    /// Objective-C `@implementation`'s class name and superclass): not a member of its own.
+    Header,
     /// Opens a scope for the rest of its parent (`package auth`, C# `namespace X;`, the loose
     /// `class X {` tokens of a declaration the parser gave up on).
     Marker(Marker),

@@ -518,7 +518,116 @@ fn hostile_deep_nesting() {
             format!("fn f() {{ {} }}", "{".repeat(depth) + &"}".repeat(depth)),
         ),
     ];
-    for (language, source) in cases {
+    let nested = |open: &str, inner: &str, close: &str| {
+        format!("{}{inner}{}", open.repeat(depth), close.repeat(depth))
+    };
+    let long_tail: Vec<(Language, String)> = vec![
+        (
+            Language::Dart,
+            format!("var x = {};", nested("[", "1", "]")),
+        ),
+        (
+            Language::Dart,
+            format!("void f() {{ {} }}", nested("{", "", "}")),
+        ),
+        (
+            Language::ObjectiveC,
+            format!("int x = {};", nested("(", "1", ")")),
+        ),
+        (
+            Language::ObjectiveC,
+            format!(
+                "@implementation A\n- (void)f {{ {} }}\n@end\n",
+                nested("{", "", "}")
+            ),
+        ),
+        (Language::R, format!("x <- {}\n", nested("(", "1", ")"))),
+        (
+            Language::R,
+            format!("f <- function() {}\n", nested("{", "1", "}")),
+        ),
+        (Language::Julia, format!("x = {}\n", nested("(", "1", ")"))),
+        (Language::Julia, nested("module A\n", "f() = 1\n", "end\n")),
+        (
+            Language::OCaml,
+            format!("let x = {}\n", nested("(", "1", ")")),
+        ),
+        (
+            Language::OCaml,
+            nested("module A = struct\n", "let f x = x\n", "end\n"),
+        ),
+        (
+            Language::OCamlInterface,
+            nested("module A : sig\n", "val f : int\n", "end\n"),
+        ),
+        (
+            Language::Erlang,
+            format!("f() -> {}.\n", nested("[", "1", "]")),
+        ),
+        (Language::Clojure, nested("(", "x", ")")),
+        (
+            Language::Clojure,
+            format!("(defn f [] {})", nested("(", "x", ")")),
+        ),
+        (
+            Language::FSharp,
+            format!("let x = {}\n", nested("(", "1", ")")),
+        ),
+        (
+            Language::FSharp,
+            (0..200)
+                .map(|i| format!("{}module M{i} =\n", "    ".repeat(i)))
+                .collect::<String>()
+                + &"    ".repeat(200)
+                + "let x = 1\n",
+        ),
+        (Language::Sql, format!("SELECT {};", nested("(", "1", ")"))),
+        (
+            Language::Solidity,
+            format!(
+                "contract C {{ function f() public {{ {} }} }}",
+                nested("{", "", "}")
+            ),
+        ),
+        (Language::Hcl, format!("a = {}\n", nested("[", "1", "]"))),
+        (
+            Language::Hcl,
+            format!(
+                "resource \"x\" \"y\" {{\n{}\n}}\n",
+                nested("b {\n", "", "}\n")
+            ),
+        ),
+        (
+            Language::Protobuf,
+            format!("message M {{ {} }}", nested("message N { ", "", "} ")),
+        ),
+        (
+            Language::GraphQl,
+            format!("query Q {{ {} }}", nested("a { ", "b", " }")),
+        ),
+        (
+            Language::Nix,
+            format!("{{ x = {}; }}", nested("[", "1", "]")),
+        ),
+        (Language::Nix, nested("{ a = ", "1", "; }")),
+        (
+            Language::Vue,
+            format!(
+                "<template>{}</template>\n<script>\nlet x = {};\n</script>\n",
+                nested("<div>", "", "</div>"),
+                nested("[", "1", "]")
+            ),
+        ),
+        (
+            Language::Svelte,
+            format!(
+                "<script lang=\"ts\">\n{}\n</script>\n{}\n",
+                nested("{", "", "}"),
+                nested("{#if a}", "x", "{/if}")
+            ),
+        ),
+    ];
+    for (language, source) in cases.into_iter().chain(long_tail) {
         // A small stack proves the walk does not recurse per nesting level.
         let file = std::thread::Builder::new()
             .stack_size(512 * 1024)
@@ -601,6 +710,102 @@ fn hostile_encodings_and_empty_files() {
     assert!(results[5].chunks.is_empty() && results[5].error.is_none());
     assert_eq!(results[5].content_hash, hash(b"# Notes\n"));
     std::fs::remove_dir_all(&directory).unwrap();
+}
+
+/// One fixture per language with a grammar, the first found.
+fn one_fixture_per_language() -> Vec<(String, PathBuf, Language)> {
+    let mut seen = Vec::new();
+    fixtures()
+        .into_iter()
+        .filter(|(_, _, language)| {
+            let new = !seen.contains(language);
+            seen.push(*language);
+            new
+        })
+        .collect()
+}
+
+#[test]
+fn every_grammar_has_a_fixture() {
+    let covered: Vec<Language> = one_fixture_per_language()
+        .into_iter()
+        .map(|(_, _, language)| language)
+        .collect();
+    for language in Language::all().filter(|language| supports(*language)) {
+        assert!(covered.contains(&language), "no fixture for {language:?}");
+    }
+}
+
+#[test]
+fn hostile_truncated_files_in_every_grammar() {
+    // A file cut anywhere (a save in progress, a partial checkout) still chunks cleanly.
+    for (path, full, language) in one_fixture_per_language() {
+        let source = std::fs::read_to_string(&full).unwrap();
+        for cut in (1..16).map(|k| source.len() * k / 16) {
+            let cut = super::text::floor_char(&source, cut);
+            let truncated = &source[..cut];
+            for max_chars in [3500, 200] {
+                let file = chunk_source(&path, language, truncated, &ChunkOptions { max_chars });
+                assert!(
+                    file.error.is_none(),
+                    "{path} cut at {cut}: {:?}",
+                    file.error
+                );
+                if !truncated.trim().is_empty() {
+                    assert!(!file.chunks.is_empty(), "{path} cut at {cut}: no chunks");
+                }
+                assert_well_formed(&file, truncated, max_chars);
+            }
+        }
+    }
+}
+
+#[test]
+fn hostile_invalid_utf8_in_every_grammar() {
+    let directory = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for (index, (path, full, language)) in one_fixture_per_language().into_iter().enumerate() {
+        let mut bytes = std::fs::read(&full).unwrap();
+        // Stray Latin-1 and a lone continuation byte, mid-file and at the very end.
+        let middle = bytes.len() / 2;
+        bytes.splice(middle..middle, *b"\xe9\xff\x80");
+        bytes.extend_from_slice(b"\xc3");
+        let name = format!("{index}-{}", path.rsplit('/').next().unwrap());
+        std::fs::write(directory.path().join(&name), &bytes).unwrap();
+        files.push((name, language));
+    }
+    let results = chunk_files(directory.path(), &files, &ChunkOptions::default());
+    for (file, (name, _)) in results.iter().zip(&files) {
+        assert!(file.error.is_none(), "{name}: {:?}", file.error);
+        assert!(file.skipped.is_none(), "{name}: {:?}", file.skipped);
+        assert!(!file.chunks.is_empty(), "{name}: no chunks");
+        assert!(
+            file.chunks.iter().any(|c| c.code.contains('\u{fffd}')),
+            "{name}: the bad bytes are not in any chunk"
+        );
+        let text = String::from_utf8_lossy(&std::fs::read(directory.path().join(name)).unwrap())
+            .into_owned();
+        assert_well_formed(file, &text, 3500);
+    }
+}
+
+#[test]
+fn text_the_tree_leaves_outside_its_nodes_stays_in_chunks() {
+    // A namespace's opening line handed to a looked-through member (`class << self`).
+    let ruby = "module FactoryBot\n  class << self\n    attr_accessor :paths\n  end\n\n  def self.find\n    paths\n  end\nend\n";
+    // An ERROR node whose words are in no child (`CLUSTER vaccluster;`).
+    let sql = "CREATE TABLE t (i INT PRIMARY KEY);\nALTER TABLE t CLUSTER ON t_pkey;\nCLUSTER t;\n\nSELECT 1;\n";
+    for (path, language, source, expected) in [
+        ("f.rb", Language::Ruby, ruby, "module FactoryBot"),
+        ("v.sql", Language::Sql, sql, "CLUSTER t;"),
+    ] {
+        let file = chunk_source(path, language, source, &ChunkOptions::default());
+        assert_well_formed(&file, source, 3500);
+        assert!(
+            file.chunks.iter().any(|c| c.code.contains(expected)),
+            "{path}: {expected:?} in no chunk"
+        );
+    }
 }
 
 #[test]
@@ -875,4 +1080,67 @@ fn a_class_assigned_to_module_exports_is_a_class() {
     assert_eq!(listen.fqn, "Application.listen");
     let helper = file.chunks.iter().find(|c| c.symbol == "run").expect("run");
     assert_eq!(helper.fqn, "exports.Helper.run");
+}
+
+#[test]
+fn component_scripts_keep_the_files_line_numbers() {
+    let vue = "<template>\n  <p>{{ count(1) }}</p>\n</template>\n\n<!--\n<script>\nfunction hidden() {}\n</script>\n-->\n<script setup lang=\"ts\">\nfunction count(n: number): number {\n  return n + 1;\n}\n</script>\n\n<style scoped>\np { color: red; }\n</style>\n";
+    let file = chunk_source(
+        "src/Count.vue",
+        Language::Vue,
+        vue,
+        &ChunkOptions::default(),
+    );
+    assert!(file.syntax_errors.is_empty(), "{:?}", file.syntax_errors);
+    assert_well_formed(&file, vue, 3500);
+    let spans: Vec<(&str, &str, u32, u32)> = file
+        .chunks
+        .iter()
+        .map(|c| (c.id.as_str(), c.kind, c.start_line, c.end_line))
+        .collect();
+    assert_eq!(
+        spans,
+        [
+            ("src/Count.vue::<template>", "template", 1, 9),
+            ("src/Count.vue::count", "function", 10, 13),
+            ("src/Count.vue::<style>", "style", 16, 18),
+        ]
+    );
+    let count = &file.chunks[1];
+    assert_eq!(count.header, "// Context: module Count (src/Count.vue)\n");
+    assert!(count
+        .code
+        .starts_with("<script setup lang=\"ts\">\nfunction count(n: number)"));
+    assert!(file.chunks.iter().all(|c| c.language == Language::Vue));
+
+    // Two scripts, TSX, an unclosed last one: ids stay unique, nothing is lost.
+    let svelte = "<script context=\"module\">\n  export const a = 1;\n</script>\n<script lang=\"tsx\">\n  const b = <i>{a}</i>;\n  export let c = 2;\n\n<p>{b}</p>\n";
+    let file = chunk_source(
+        "Two.svelte",
+        Language::Svelte,
+        svelte,
+        &ChunkOptions::default(),
+    );
+    assert!(file.error.is_none());
+    assert_well_formed(&file, svelte, 3500);
+    let ids: Vec<&str> = file.chunks.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids, ["Two.svelte::<module>", "Two.svelte::<module>#2"]);
+    assert!(file.chunks[1].code.contains("<p>{b}</p>"));
+}
+
+#[test]
+fn hostile_components() {
+    // Thousands of script blocks: each would cost a pass over the file; only a few are parsed.
+    let many = "<script>let a = 1;</script>\n".repeat(20_000);
+    // An unclosed tag, an unclosed comment, a script inside a comment, a self-closing script.
+    let broken = "<template>\n<p>\n<!-- <script>\n<script src=\"x.js\" />\n<script lang='ts'>\nconst a: number = 1;\n<style";
+    for (path, language, source) in [
+        ("Many.svelte", Language::Svelte, many.as_str()),
+        ("Broken.vue", Language::Vue, broken),
+    ] {
+        let file = chunk_source(path, language, source, &ChunkOptions::default());
+        assert!(file.error.is_none(), "{path}: {:?}", file.error);
+        assert!(!file.chunks.is_empty(), "{path}");
+        assert_well_formed(&file, source, 3500);
+    }
 }

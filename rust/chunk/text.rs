@@ -36,6 +36,14 @@ impl<'s> Source<'s> {
         self.line_starts[self.line_of(pos)]
     }
 
+    /// The byte where the 0-based `line` starts (the end of the text past the last line).
+    pub fn start_of_line(&self, line: usize) -> usize {
+        self.line_starts
+            .get(line)
+            .copied()
+            .unwrap_or(self.text.len())
+    }
+
     /// The byte of the newline ending the line holding `pos` (or the end of the text).
     pub fn line_end(&self, pos: usize) -> usize {
         match self.line_starts.get(self.line_of(pos) + 1) {
@@ -73,10 +81,12 @@ impl<'s> Source<'s> {
         }
         let line_end = self.line_end(end - 1);
         let rest = &bytes[end..line_end];
-        let new_end = if rest
-            .iter()
-            .all(|b| matches!(b, b' ' | b'\t' | b'\r' | b';' | b',' | b':'))
-        {
+        let new_end = if rest.iter().all(|b| {
+            matches!(
+                b,
+                b' ' | b'\t' | b'\r' | b';' | b',' | b':' | b'(' | b'[' | b'{'
+            )
+        }) {
             let mut trimmed = line_end;
             while trimmed > end && bytes[trimmed - 1].is_ascii_whitespace() {
                 trimmed -= 1;
@@ -158,7 +168,16 @@ pub(crate) fn dedent<'a>(text: &'a str, indent: &str) -> Cow<'a, str> {
 
 /// Closing keywords that carry nothing on their own.
 const CLOSERS: &[&str] = &[
-    "end", "#endif", "#else", "fi", "done", "esac", "endif", "<?php", "?>",
+    "end",
+    "#endif",
+    "#else",
+    "fi",
+    "done",
+    "esac",
+    "endif",
+    "<?php",
+    "?>",
+    "</script>",
 ];
 
 /// Whether `text` holds nothing worth a chunk: only brackets, separators and closing

@@ -280,7 +280,7 @@ fn custom_extensions_are_indexed_as_other_code() {
     assert_eq!(
         found,
         [
-            ("app.vue", Language::Vue, Tier::OtherCode),
+            ("app.vue", Language::Vue, Tier::Ast),
             ("doc.SVX", Language::Other, Tier::OtherCode),
             ("page.astro", Language::Other, Tier::OtherCode),
         ]
