@@ -11,6 +11,12 @@ benches/data/corpus. Three pipelines over the same files, in the same run:
 - pure Python: os.walk + pathspec (the same default ignores) + py-tree-sitter traversal to
   symbol chunks + LangChain for other files: what one writes without a native core.
 
+Per language, one core: sharc's chunking of each language's files against bare parsing of
+the same files (tree-sitter-language-pack), over the corpus above and over a long-tail corpus
+of the languages it lacks (Objective-C, R, OCaml, Erlang, Clojure, SQL, HCL, protobuf, Nix):
+pinned Debian bookworm source packages, fetched once with apt-get (a private
+configuration, the system's apt left alone) into benches/data/corpus-long-tail.
+
     python -m benches.speed.walk_chunk [--out benches/results/speed_walk_chunk.json]
 """
 
@@ -23,7 +29,9 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tarfile
 import time
+from collections import defaultdict
 from pathlib import Path
 
 from benches.speed.common import REPO, RESULTS, machine, write_result
@@ -73,7 +81,35 @@ PACK_NAMES = {
     "tsx": "tsx",
     "typescript": "typescript",
     "javascript": "javascript",
+    "protobuf": "proto",
 }
+LONG_TAIL = REPO / "benches" / "data" / "corpus-long-tail"
+#: The languages sharc chunked as text before, which the stdlib and the sdists hardly hold.
+LONG_TAIL_LANGUAGES = frozenset({
+    "dart", "objc", "r", "julia", "ocaml", "ocaml_interface", "erlang", "clojure", "fsharp",
+    "sql", "solidity", "hcl", "protobuf", "graphql", "nix", "vue", "svelte",
+})
+#: Debian bookworm source packages with real code in those languages, by source and version.
+#: Debian has no Dart, Julia, F#, Solidity or Svelte sources, and the mirror serves none of its
+#: Vue or GraphQL ones: those go unmeasured.
+LONG_TAIL_SOURCES = {
+    "gnustep-base": "1.28.1+really1.28.0-5",  # Objective-C
+    "r-cran-dplyr": "1.0.10-1",  # R
+    "r-cran-ggplot2": "3.4.1+dfsg-1",  # R
+    "menhir": "20220210+ds-2",  # OCaml
+    "ocaml-re": "1.10.4-1",  # OCaml
+    "rabbitmq-server": "3.10.8-1.1+deb12u1",  # Erlang
+    "core-async-clojure": "1.5.648-1",  # Clojure
+    "data-json-clojure": "2.4.0-2",  # Clojure
+    "postgresql-15": "15.18-0+deb12u1",  # SQL
+    "golang-github-hashicorp-hcl": "1.0.0-1.1",  # HCL
+    "protobuf": "3.21.12-3+deb12u1",  # protobuf
+    "nix": "2.8.0-1.1",  # Nix
+}
+DEBIAN_SOURCES = (
+    "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]"
+    " http://deb.debian.org/debian bookworm main\n"
+)
 DEFINITIONS = {
     "function_definition",
     "class_definition",
@@ -109,6 +145,60 @@ def build_corpus() -> Path:
                 shutil.copytree(entry, CORPUS / "sdists" / entry.name, symlinks=True)
     marker.write_text("ok\n")
     return CORPUS
+
+
+def build_long_tail_corpus() -> Path:
+    """Fetch the pinned Debian sources and keep their long-tail files (once)."""
+    marker = LONG_TAIL / ".complete"
+    if marker.exists():
+        return LONG_TAIL / "tree"
+    import sharc._core as core
+
+    config = _apt_config(LONG_TAIL / "apt")
+    shutil.rmtree(LONG_TAIL / "tree", ignore_errors=True)
+    for source, version in LONG_TAIL_SOURCES.items():
+        downloads = LONG_TAIL / "downloads" / source
+        downloads.mkdir(parents=True, exist_ok=True)
+        archives = [a for a in sorted(downloads.glob("*.orig*.tar.*")) if a.suffix != ".asc"]
+        if not archives:
+            # Only the upstream tarball is needed (apt checks it against the .dsc); the
+            # mirror may lack the Debian patches, which fails the command but not the fetch.
+            fetched = subprocess.run(
+                ["apt-get", "source", "--download-only", "-q", f"{source}={version}"],
+                cwd=downloads, env={**os.environ, "APT_CONFIG": str(config)},
+                capture_output=True, text=True,
+            )
+            archives = [a for a in sorted(downloads.glob("*.orig*.tar.*")) if a.suffix != ".asc"]
+            if not archives:
+                raise RuntimeError(f"{source}={version}: no upstream tarball\n{fetched.stderr}")
+        for archive in archives:
+            with tarfile.open(archive) as tar:
+                for member in tar.getmembers():
+                    classified = core.classify_path(member.name)
+                    if member.isfile() and classified and classified[0] in LONG_TAIL_LANGUAGES:
+                        tar.extract(member, LONG_TAIL / "tree" / source, filter="data")
+    marker.write_text("ok\n")
+    return LONG_TAIL / "tree"
+
+
+def _apt_config(base: Path) -> Path:
+    """A private apt configuration with bookworm's deb-src, its lists updated once."""
+    config = base / "apt.conf"
+    if not config.is_file():
+        for sub in ("lists/partial", "cache/archives/partial", "etc"):
+            (base / sub).mkdir(parents=True, exist_ok=True)
+        (base / "etc" / "sources.list").write_text(DEBIAN_SOURCES)
+        config.write_text(
+            f'Dir::Etc::SourceList "{base}/etc/sources.list";\n'
+            'Dir::Etc::SourceParts "/nonexistent";\n'
+            f'Dir::State::Lists "{base}/lists";\n'
+            f'Dir::Cache "{base}/cache";\n'
+            'Dir::Cache::pkgcache "";\nDir::Cache::srcpkgcache "";\n'
+        )
+    if not any((base / "lists").glob("*Sources*")):
+        subprocess.run(["apt-get", "update"], env={**os.environ, "APT_CONFIG": str(config)},
+                       check=True, capture_output=True)
+    return config
 
 
 def run_sharc(root: Path) -> dict[str, float]:
@@ -151,6 +241,51 @@ def run_bare_parse(root: Path) -> dict[str, float]:
         parsed += 1
         size += len(data)
     return {"seconds": time.perf_counter() - started, "files": parsed, "bytes": size}
+
+
+def run_by_language(root: Path) -> dict[str, dict[str, float]]:
+    """Per tier-1 language, best of three: sharc chunking its files, and bare parsing them."""
+    import sharc
+    from tree_sitter_language_pack import get_parser
+
+    walked = sharc.walk(root)
+    groups: dict[str, list] = defaultdict(list)
+    for file in walked.files:
+        if file.tier == 1:
+            groups[file.language].append(file)
+    results = {}
+    for language, files in sorted(groups.items()):
+        seconds = float("inf")
+        for _ in range(3):
+            started = time.perf_counter()
+            chunked = sharc.chunk_files(walked.root, files)
+            seconds = min(seconds, time.perf_counter() - started)
+        size = sum(f.size for f in files)
+        entry = {
+            "files": len(files),
+            "bytes": size,
+            "chunks": sum(len(c.chunks) for c in chunked),
+            "errors": sum(1 for c in chunked if c.error),
+            "files_with_syntax_errors": sum(1 for c in chunked if c.syntax_errors),
+            "seconds": seconds,
+            "mb_per_s": size / 1e6 / seconds,
+        }
+        try:
+            parser = get_parser(PACK_NAMES.get(language, language))  # type: ignore[arg-type]
+        except Exception:  # noqa: BLE001 - a grammar the pack lacks: no baseline
+            parser = None
+        if parser is not None:
+            sources = [(Path(walked.root) / f.path).read_bytes() for f in files]
+            bare = float("inf")
+            for _ in range(3):
+                started = time.perf_counter()
+                for data in sources:
+                    parser.parse(data)  # type: ignore[attr-defined]
+                bare = min(bare, time.perf_counter() - started)
+            entry["bare_parse_mb_per_s"] = size / 1e6 / bare
+            entry["sharc_vs_bare_parse"] = bare / seconds
+        results[language] = entry
+    return results
 
 
 def run_pure_python(root: Path) -> dict[str, float]:
@@ -236,6 +371,8 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--out", type=Path, default=RESULTS / "speed_walk_chunk.json")
     args = parser.parse_args(argv)
     root = build_corpus()
+    # Other work on the machine slows the all-core figures most: recorded beside them.
+    load_before = os.getloadavg()
     # Warm the page cache once so every pipeline reads from memory.
     _in_subprocess("run_sharc", root)
     sharc_all = min(
@@ -249,6 +386,10 @@ def main(argv: list[str] | None = None) -> dict:
         (_in_subprocess("run_bare_parse", root) for _ in range(2)), key=lambda r: r["seconds"]
     )
     pure = _in_subprocess("run_pure_python", root)
+    one_thread = {"RAYON_NUM_THREADS": "1"}
+    by_language = _in_subprocess("run_by_language", root, one_thread)
+    long_tail_root = build_long_tail_corpus()
+    long_tail = _in_subprocess("run_by_language", long_tail_root, one_thread)
 
     def rate(run: dict) -> dict[str, float]:
         return {
@@ -277,7 +418,18 @@ def main(argv: list[str] | None = None) -> dict:
             "sharc_vs_pure_python_files": rate(sharc_all)["files_per_s"]
             / rate(pure)["files_per_s"],
         },
-        "machine": machine(),
+        # One core, per language: chunking against bare parsing of the same files.
+        "by_language": by_language,
+        "long_tail": {
+            "source": "Debian bookworm sources: "
+            + ", ".join(f"{name} {version}" for name, version in LONG_TAIL_SOURCES.items()),
+            "unmeasured": sorted(
+                LONG_TAIL_LANGUAGES - set(long_tail) - {"ocaml_interface"}
+            ),
+            "languages": long_tail,
+        },
+        "machine": {**machine(), "load_average_before": load_before,
+                    "load_average_after": os.getloadavg()},
     }
     write_result(args.out, result)
     print(json.dumps(result["ratios"], indent=2))
