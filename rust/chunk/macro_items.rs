@@ -97,8 +97,9 @@ fn unwrappable(
     if &source[macro_name.start_byte()..macro_name.end_byte()] == "macro_rules" {
         return None;
     }
-    let body = (0..invocation.child_count())
-        .filter_map(|i| invocation.child(i as u32))
+    let mut cursor = invocation.walk();
+    let body = invocation
+        .children(&mut cursor)
         .find(|child| child.kind() == "token_tree")?;
     let (open, close) = (body.start_byte(), body.end_byte());
     if close <= open + 1 || !matches!(source.as_bytes()[open], b'{' | b'(' | b'[') {
