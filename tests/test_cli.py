@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 
 def sharc(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -68,3 +71,18 @@ def test_errors_are_messages_not_tracebacks(tmp_path: Path) -> None:
     bad = sharc("files", str(tmp_path), "--ignore", "src/{a,b")
     assert bad.returncode == 1 and "Traceback" not in bad.stderr
     assert "invalid ignore pattern" in bad.stderr
+
+
+def test_the_fast_model_is_offered_only_when_it_is_installed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sharc import cli_index, model_config
+    from sharc.index import Progress
+
+    monkeypatch.setattr(model_config, "STATIC_DIRECTORY", tmp_path)
+    clock = itertools.chain([0.0], itertools.repeat(10.0))
+    monkeypatch.setattr(cli_index.time, "monotonic", lambda: next(clock))
+    offer = cli_index._FastModelOffer(lambda progress: None, "repo")
+    for done in (0, 100):  # 10 chunks/s with a million left: hours
+        offer(Progress("embedding", chunks_done=done, chunks_total=1_000_000))
+    assert "hint" not in capsys.readouterr().err

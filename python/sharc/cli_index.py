@@ -279,6 +279,8 @@ class _FastModelOffer:
         if seconds < FAST_HINT_AFTER_SECONDS or done <= 0:
             return
         self._offered = True
+        if not _fast_model_installed():
+            return
         rate = done / seconds
         left = progress.chunks_total - progress.chunks_done
         if left / rate < FAST_HINT_SECONDS:
@@ -291,6 +293,13 @@ class _FastModelOffer:
             f" stop here (what is done is kept) and run `sharc index --model fast"
             f" {self.path}`\033[K"
         )
+
+
+def _fast_model_installed() -> bool:
+    """Whether the fast model's weights ship with this install (never offer what cannot run)."""
+    from sharc.model_config import STATIC_DIRECTORY, STATIC_SETTINGS_FILE
+
+    return (STATIC_DIRECTORY / STATIC_SETTINGS_FILE).is_file()
 
 
 class _ProgressBar:
