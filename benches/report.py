@@ -158,6 +158,18 @@ def _repos_tables(results: Path) -> list[str]:
     return lines + [""]
 
 
+def _load_note(machine: dict[str, Any]) -> str:
+    """How busy the machine was during a run, when the run recorded it: other jobs sharing the
+    cores slow the parallel figures most."""
+    before, after = machine.get("load_average_before"), machine.get("load_average_after")
+    if not before or not after:
+        return ""
+    return (
+        f" (load average {before[0]:.1f} before and {after[0]:.1f} after the run: other jobs"
+        " shared the cores, which slows the parallel figures most)"
+    )
+
+
 def render(results: Path = RESULTS) -> str:
     lines: list[str] = _repos_tables(results)
     quality = load_quality(results)
@@ -199,7 +211,8 @@ def render(results: Path = RESULTS) -> str:
         lines.append(
             f"Walk + chunk over {walk['corpus']['files']:,} files"
             f" ({walk['corpus']['bytes'] / 1e6:.0f} MB, {walk['corpus']['source']}),"
-            f" {walk['machine'].get('cpus_available', walk['machine'].get('cpu_count'))} cores:"
+            f" {walk['machine'].get('cpus_available', walk['machine'].get('cpu_count'))} cores"
+            + _load_note(walk["machine"]) + ":"
         )
         lines += ["", "| pipeline | MB/s | files/s | sharc is |", "| --- | ---: | ---: | ---: |"]
         for key, label, ratio in (
