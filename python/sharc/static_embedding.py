@@ -30,17 +30,17 @@ if TYPE_CHECKING:
 
 WEIGHTS_FILE = "static-minilm.npz"
 
-# Characters where splitting on whitespace first would not match the tokenizer: controls and
-# format characters it deletes (joining their neighbours), and characters it may not know.
+# Characters where tokenizing piece by piece would part from the tokenizer: ASCII controls,
+# which it deletes (joining the letters around them into one word) where the ASCII path
+# below would cut, and the controls Python's split() takes for whitespace (\x1c-\x1f, \x85).
 # A text holding one is tokenized whole by the tokenizer itself.
-_UNSAFE = re.compile(
-    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u08e2\u180e"
-    "\u200b-\u200f\u202a-\u202e\u2060-\u206f\ud800-\uf8ff\ufeff\ufff0-\uffff"
-    "\U000110bd\U000110cd\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U0010ffff]"
-)
+_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x85]")
 _ASCII_WORDS = re.compile(r"[a-z0-9]+|[^a-z0-9]")
-# Distinct whitespace-separated pieces remembered with their token ids.
-_PIECE_CACHE_LIMIT = 400_000
+# Distinct whitespace-separated pieces and ASCII words remembered with their token ids: about
+# 30 MB of pieces at most (a big repository has a few hundred thousand; the cache starts over
+# when full, while the words, fewer and more often met, carry on).
+_PIECE_CACHE_LIMIT = 100_000
+_WORD_CACHE_LIMIT = 200_000
 
 
 class StaticEmbedder:
@@ -144,6 +144,7 @@ class StaticEmbedder:
     def _remember(self, piece: str) -> tuple[int, ...]:
         if len(self._cache) >= _PIECE_CACHE_LIMIT:
             self._cache.clear()
+        if len(self._words) >= _WORD_CACHE_LIMIT:
             self._words.clear()
         if piece.isascii():
             # ASCII the tokenizer lowercases and cuts into runs of letters and digits and

@@ -35,11 +35,16 @@ from tools.static_model.fetch import DOWNLOADS, LOCK, WORK
 
 CHUNKS = WORK / "chunks"
 CORPUS = WORK / "corpus.jsonl"
+EXTRA = WORK / "corpus-short.jsonl"
 SEED = 20261201
-PER_PACKAGE = 2500  # chunks kept from one package at most
+PER_PACKAGE = 2500  # chunks kept from one package in one language at most
 FILES_PER_PACKAGE = 3000  # files chunked from one package at most (a seeded sample)
-PER_LANGUAGE = 16000  # chunks kept from one language at most
-SHORT_TEXTS = 50000  # doc-comment sentences and split identifiers
+PER_LANGUAGE = 12000  # chunks kept from one language at most
+#: Data and markup an index embeds but nobody asks about in words: fewer of them.
+LANGUAGE_CAPS = {"json": 2000, "yaml": 2000, "toml": 1500, "xml": 1000, "ini": 600, "css": 1500,
+                 "other": 1000}
+SHORT_TEXTS = 40000  # doc-comment sentences and split identifiers in the corpus
+EXTRA_SHORT_TEXTS = 150000  # more of them, in corpus-short.jsonl
 PROSE_LANGUAGES = {"markdown", "rst", "text", "asciidoc", "org", "html", "xml"}
 
 
@@ -155,7 +160,7 @@ def _read(path: Path) -> Iterator[dict[str, Any]]:
             yield json.loads(line)
 
 
-def sample(per_package: int, per_language: int, short_texts: int) -> None:
+def sample(per_package: int, per_language: int, short_texts: int, extra_short_texts: int) -> None:
     rng = random.Random(SEED)
     seen: set[bytes] = set()
     by_language: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -165,7 +170,7 @@ def sample(per_package: int, per_language: int, short_texts: int) -> None:
         package = f"{path.parent.name}/{path.name.removesuffix('.jsonl.gz')}"
         records = list(_read(path))
         rng.shuffle(records)
-        kept = 0
+        kept: Counter[str] = Counter()  # per language: a package of several languages
         for record in records:
             digest = hashlib.blake2b(record["code"].encode(), digest_size=12).digest()
             if digest in seen:
@@ -176,17 +181,17 @@ def sample(per_package: int, per_language: int, short_texts: int) -> None:
             words = split_identifier(record["symbol"] or "")
             if len(words.split()) >= 2:
                 identifiers.setdefault(words, words)
-            if kept < per_package:
-                language = "prose" if record["language"] in PROSE_LANGUAGES else record["language"]
+            language = "prose" if record["language"] in PROSE_LANGUAGES else record["language"]
+            if kept[language] < per_package:
                 by_language[language].append(
                     {"text": record["text"], "language": record["language"], "package": package}
                 )
-                kept += 1
+                kept[language] += 1
     rows: list[dict[str, Any]] = []
     for language in sorted(by_language):
         records = by_language[language]
         rng.shuffle(records)
-        rows.extend(records[:per_language])
+        rows.extend(records[: min(per_language, LANGUAGE_CAPS.get(language, per_language))])
     pool = sorted(sentences.values())
     rng.shuffle(pool)
     names = sorted(identifiers.values())
@@ -196,13 +201,22 @@ def sample(per_package: int, per_language: int, short_texts: int) -> None:
     rows.extend({"text": s, "language": "identifier", "package": ""}
                 for s in names[: short_texts // 5])
     rng.shuffle(rows)
-    with CORPUS.open("w", encoding="utf-8") as out:
-        for row in rows:
-            out.write(json.dumps(row) + "\n")
-    counts = Counter(row["language"] for row in rows)
-    print(f"{len(rows)} texts ({len(seen)} distinct chunks seen) -> {CORPUS}", file=sys.stderr)
-    for language, count in counts.most_common():
-        print(f"  {language:16} {count:7}", file=sys.stderr)
+    # More short texts than the corpus holds, in a file of their own: cheap for the teacher
+    # (a few tokens each), and where a static model parts most from it (queries are short).
+    extra = [{"text": s, "language": "sentence", "package": ""}
+             for s in pool[short_texts * 4 // 5 :][:extra_short_texts * 4 // 5]]
+    extra += [{"text": s, "language": "identifier", "package": ""}
+              for s in names[short_texts // 5 :][:extra_short_texts // 5]]
+    rng.shuffle(extra)
+    for path, texts in ((CORPUS, rows), (EXTRA, extra)):
+        with path.open("w", encoding="utf-8") as out:
+            for row in texts:
+                out.write(json.dumps(row) + "\n")
+        counts = Counter(row["language"] for row in texts)
+        print(f"{len(texts)} texts ({len(seen)} distinct chunks seen) -> {path}",
+              file=sys.stderr)
+        for language, count in counts.most_common():
+            print(f"  {language:16} {count:7}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -212,11 +226,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-package", type=int, default=PER_PACKAGE)
     parser.add_argument("--per-language", type=int, default=PER_LANGUAGE)
     parser.add_argument("--short-texts", type=int, default=SHORT_TEXTS)
+    parser.add_argument("--extra-short-texts", type=int, default=EXTRA_SHORT_TEXTS)
     args = parser.parse_args(argv)
     if args.step == "chunk":
         chunk_all(args.jobs)
     elif args.step == "sample":
-        sample(args.per_package, args.per_language, args.short_texts)
+        sample(args.per_package, args.per_language, args.short_texts, args.extra_short_texts)
     else:
         shutil.rmtree(CHUNKS, ignore_errors=True)
     return 0

@@ -30,9 +30,16 @@ from pathlib import Path
 
 import numpy as np
 
-from tools.static_model.corpus import CORPUS, SEED
+from tools.static_model.corpus import CORPUS, EXTRA, SEED
 from tools.static_model.fetch import WORK
-from tools.static_model.teacher import SHARD, TEACHER, load_vectors, read_texts
+from tools.static_model.teacher import (
+    CORPORA,
+    SHARD,
+    TEACHER,
+    load_vectors,
+    read_texts,
+    token_path,
+)
 
 PACKAGE_MODEL = Path(__file__).parents[2] / "python" / "sharc" / "models" / "static-minilm"
 TOKENIZER = Path(__file__).parents[2] / "python" / "sharc" / "models" / "all-MiniLM-L6-v2" / (
@@ -44,7 +51,10 @@ HOLDOUT = 0.02
 
 def tokenize(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """Token ids of every text as the teacher sees them: flat ids and row offsets."""
-    cache = WORK / f"tokens-{len(texts)}.npz"
+    digest = hashlib.blake2b(digest_size=8)
+    for text in texts:
+        digest.update(text.encode("utf-8", "surrogatepass") + b"\0")
+    cache = WORK / f"tokens-{len(texts)}-{digest.hexdigest()}.npz"
     if cache.is_file():
         data = np.load(cache)
         return data["ids"], data["offsets"]
@@ -83,6 +93,25 @@ def token_start(vocabulary: int, dimension_in: int) -> np.ndarray:
     out /= np.linalg.norm(out, axis=1, keepdims=True)
     np.save(cache, out.astype(np.float16))
     return out
+
+
+def context_means(
+    vocabulary: int, dimension_in: int, shards: list[Path]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each token's mean output vector in context over the teacher's token ``shards`` (those
+    of training texts only), and its count."""
+    sums = np.zeros((vocabulary, dimension_in), np.float64)
+    counts = np.zeros(vocabulary, np.int64)
+    for path in shards:
+        if not path.is_file():
+            continue  # shards embedded before the teacher kept token means
+        with np.load(path) as shard:
+            ids, shard_counts = shard["ids"], shard["counts"]
+            sums[ids] += shard["means"].astype(np.float64) * shard_counts[:, None]
+            counts[ids] += shard_counts
+    seen = counts > 0
+    sums[seen] /= counts[seen, None]
+    return sums.astype(np.float32), counts
 
 
 def projection(targets: np.ndarray, dimension: int) -> tuple[np.ndarray, float]:
@@ -194,22 +223,43 @@ def quantize(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dimension", type=int, default=256)
-    parser.add_argument("--epochs", type=int, default=6)
-    parser.add_argument("--batch", type=int, default=1024)
-    parser.add_argument("--rate", type=float, default=0.003)
-    parser.add_argument("--pull", type=float, default=1e-4)
+    parser.add_argument("--epochs", type=int, default=5)
+    parser.add_argument("--batch", type=int, default=256)
+    parser.add_argument("--rate", type=float, default=0.01)
+    parser.add_argument("--pull", type=float, default=0.0)
+    parser.add_argument("--min-occurrences", type=int, default=3,
+                        help="occurrences in context that make a token start from its mean")
     parser.add_argument("--limit", type=int, default=None, help="use the first N texts only")
+    parser.add_argument("--short", type=int, default=None,
+                        help="short texts of corpus-short.jsonl to train on too (default: all"
+                        " the teacher has embedded; 0: none)")
     parser.add_argument("--out", type=Path, default=PACKAGE_MODEL)
     args = parser.parse_args(argv)
 
-    texts = read_texts(args.limit)
-    teacher = load_vectors(len(texts)).astype(np.float32)
-    texts = texts[: len(teacher)]
-    print(f"{len(texts)} texts with teacher vectors", file=sys.stderr)
+    main_texts = read_texts(args.limit)
+    main_vectors = load_vectors(len(main_texts)).astype(np.float32)
+    main_texts = main_texts[: len(main_vectors)]
+    held_count = max(1, int(len(main_texts) * HOLDOUT))
+    first_held = len(main_texts) - held_count
+    short_dir = CORPORA["short"][1]
+    short_texts: list[str] = []
+    short_vectors = np.zeros((0, main_vectors.shape[1]), np.float32)
+    if args.short != 0 and EXTRA.is_file():
+        short_texts = read_texts(args.short, EXTRA)
+        short_vectors = load_vectors(len(short_texts), short_dir).astype(np.float32)
+        short_texts = short_texts[: len(short_vectors)]
+    # Training texts first (the corpus's, then the short ones), the held-out ones last.
+    texts = main_texts[:first_held] + short_texts + main_texts[first_held:]
+    teacher = np.concatenate(
+        [main_vectors[:first_held], short_vectors, main_vectors[first_held:]]
+    )
+    print(f"{len(texts)} texts with teacher vectors ({len(short_texts)} short ones),"
+          f" {held_count} held out", file=sys.stderr)
     ids, offsets = tokenize(texts)
-    held_count = max(1, int(len(texts) * HOLDOUT))
     train = np.arange(len(texts) - held_count)
     held = np.arange(len(texts) - held_count, len(texts))
+    token_shards = [token_path(n) for n in range(first_held // SHARD)]
+    token_shards += [token_path(n, short_dir) for n in range(len(short_texts) // SHARD)]
 
     axes, kept = projection(teacher[train], args.dimension)
     print(f"projection to {args.dimension} keeps {kept:.4f} of the second moment",
@@ -223,9 +273,19 @@ def main(argv: list[str] | None = None) -> int:
     document_frequency = np.bincount(pairs % vocabulary, minlength=vocabulary)
     del train_ids, segment, pairs
     idf = np.log((len(train) + 1) / (document_frequency + 1)).astype(np.float32)
-    start = unit(alone) * idf[:, None]
-    print(f"start (teacher per token x idf): held-out cosine"
-          f" {mean_cosine(start, ids, offsets, held, targets):.4f}", file=sys.stderr)
+    naive = unit(alone) * idf[:, None]
+    print(f"the teacher's tokens alone x idf: held-out cosine"
+          f" {mean_cosine(naive, ids, offsets, held, targets):.4f}", file=sys.stderr)
+    means, occurrences = context_means(len(alone), teacher.shape[1], token_shards)
+    start = naive
+    seen = occurrences >= args.min_occurrences
+    if seen.any():
+        # A token seen too rarely in context keeps its vector alone, at the typical length.
+        start = unit(alone) * float(np.median(np.linalg.norm(means[seen] @ axes, axis=1)))
+        start[seen] = means[seen] @ axes
+        print(f"tokens in context ({int(seen.sum())} with >= {args.min_occurrences}"
+              f" occurrences): held-out cosine {mean_cosine(start, ids, offsets, held, targets):.4f}",
+              file=sys.stderr)
 
     table = fit(start, ids, offsets, targets, train, held, epochs=args.epochs, batch=args.batch,
                 rate=args.rate, pull=args.pull, seed=SEED)
@@ -239,15 +299,19 @@ def main(argv: list[str] | None = None) -> int:
     np.savez_compressed(weights, vectors=values, scales=scales,
                         projection=axes.astype(np.float16))
     corpus_sha = hashlib.sha256(CORPUS.read_bytes()).hexdigest()
+    short_sha = hashlib.sha256(EXTRA.read_bytes()).hexdigest() if short_texts else None
+    weights_sha = hashlib.sha256(weights.read_bytes()).hexdigest()
     settings = {
-        "model_id": f"static-minilm-{args.dimension}",
+        # Other weights, other vectors: an index keyed by this id re-embeds after a refit.
+        "model_id": f"static-minilm-{args.dimension}-{weights_sha[:8]}",
         "dimension": args.dimension,
         "max_length": MAX_LENGTH,
         "teacher": "all-MiniLM-L6-v2 (int8, sharc's default model)",
         "tokenizer": "../all-MiniLM-L6-v2/tokenizer.json",
-        "weights_sha256": hashlib.sha256(weights.read_bytes()).hexdigest(),
+        "weights_sha256": weights_sha,
         "training": {
-            "texts": len(train), "held_out": len(held), "held_out_cosine": round(held_cos, 4),
+            "texts": len(train), "short_texts": len(short_texts), "held_out": len(held),
+            "held_out_cosine": round(held_cos, 4), "short_corpus_sha256": short_sha,
             "projection_kept": round(kept, 4), "epochs": args.epochs, "batch": args.batch,
             "rate": args.rate, "pull": args.pull, "seed": SEED, "corpus_sha256": corpus_sha,
             "shard": SHARD,
