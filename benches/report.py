@@ -158,6 +158,69 @@ def _repos_tables(results: Path) -> list[str]:
     return lines + [""]
 
 
+FAST_MODES = (("hybrid", "hybrid"), ("semantic", "semantic only"))
+
+
+def _fast_model_lines(results: Path) -> list[str]:
+    """The fast model beside the default one: quality (repository benchmark, CoSQA) and speed."""
+    repos = _load("quality_repos_fast.json", results)
+    cosqa = _load("quality_cosqa_fast.json", results)
+    speed = _load("speed_fast_model.json", results)
+    if not repos or "versus_default" not in repos:
+        return []
+    lines = [
+        "### Fast model",
+        "",
+        "`--model fast`: static token vectors distilled from the default model"
+        " (`tools/static_model/`), no neural network at run time. File NDCG@10 on the repository"
+        " benchmark with each model's own index, the difference with its paired bootstrap"
+        " interval over queries; CoSQA dev MRR; `python -m benches.quality.fast_model repos|cosqa`"
+        " and `python -m benches.speed.fast_model` reproduce them.",
+        "",
+        "| measure | default model | fast model | difference |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+    for split, modes in repos["versus_default"].items():
+        for mode, label in FAST_MODES:
+            if mode not in modes:
+                continue
+            ndcg = modes[mode]["file_ndcg"]
+            interval = modes[mode].get("file_ndcg_bootstrap")
+            spread = f" ({interval[1]:+.1f} to {interval[2]:+.1f})" if interval else ""
+            lines.append(f"| repositories {split}, {label} | {ndcg['default']:.1f}"
+                         f" | {ndcg['fast']:.1f} | {ndcg['difference']:+.1f}{spread} |")
+    if cosqa:
+        for config, label in (("sharc:independent:hybrid", "hybrid"),
+                              ("sharc:independent:semantic", "semantic only")):
+            default, fast = (
+                cosqa["models"][model]["sets"]["cosqa"][config]["metrics"]["mrr"]
+                for model in ("default", "fast")
+            )
+            lines.append(f"| CoSQA dev MRR, {label} | {default:.1f} | {fast:.1f}"
+                         f" | {fast - default:+.1f} |")
+    if speed:
+        base, fast = speed["baseline"], speed["fast"]
+        lines.append(
+            f"| embedding alone, chunks/s ({speed['sample']:,}-chunk sample)"
+            f" | {base['chunks_per_second']:,.0f} | {fast['chunks_per_second']:,.0f}"
+            f" | {speed['speedup']:.0f}× |"
+        )
+        lines.append(
+            f"| embedding alone, all {speed['chunks_total']:,} benchmark chunks"
+            f" | | {fast['all_chunks_per_second']:,.0f} | {speed['speedup_at_scale']:.0f}× |"
+        )
+    lines += [
+        "",
+        "Pick the fast model for a very large tree on a CPU, or to have vectors in seconds; on"
+        " whole-repository questions it stays within a few points of the default model in"
+        " hybrid search (BM25 and the ranking carry the identifiers), but it is far weaker on"
+        " web-style questions about single functions (CoSQA). The default model stays the"
+        " default.",
+        "",
+    ]
+    return lines
+
+
 def _load_note(machine: dict[str, Any]) -> str:
     """How busy the machine was during a run, when the run recorded it: other jobs sharing the
     cores slow the parallel figures most."""
@@ -171,7 +234,7 @@ def _load_note(machine: dict[str, Any]) -> str:
 
 
 def render(results: Path = RESULTS) -> str:
-    lines: list[str] = _repos_tables(results)
+    lines: list[str] = _repos_tables(results) + _fast_model_lines(results)
     quality = load_quality(results)
     if quality:
         lines.append("### Retrieval quality")
