@@ -17,8 +17,11 @@ A chunk can be embedded three ways; the index picks one:
 - combined: :func:`combine` of the two (their normalised sum).
 
 On CPU the default model runs from a per-channel dynamic int8 copy, prepared once by
-:func:`prepare_quantized_model` and cached in the user cache directory. onnxruntime and
-tokenizers are imported when a model is loaded, not when this module is.
+:func:`prepare_quantized_model` and cached in the user cache directory. On CUDA it runs from an
+fp16 copy that pools and normalises inside the graph (:func:`prepare_gpu_model`, cached the same
+way; `sharc.gpu_encoder`), through IO binding, in length-sorted batches of up to
+:data:`GPU_BATCH_TOKENS` padded tokens. onnxruntime and tokenizers are imported when a model is
+loaded, not when this module is.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ import logging
 import math
 import os
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -37,6 +40,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sharc.errors import ModelError
+from sharc.gpu_encoder import (
+    POOLED_OUTPUT,
+    BoundRunner,
+    Precision,
+    fold_int8_weights,
+    gpu_graph,
+    gpu_recipe,
+)
 from sharc.model_config import (
     CONFIG_FILE,
     DEFAULT_MODEL,
@@ -47,9 +58,9 @@ from sharc.model_config import (
     PRESETS,
     ModelConfig,
     Pooling,
+    default_precision,
     model_config,
     model_id_of,
-    quantizes_by_default,
     read_model_config,
     validate_config,
 )
@@ -141,6 +152,8 @@ class Embedder:
         model_path: Path,
         quantized: bool,
         batch_tokens: int | None = None,
+        precision: str | None = None,
+        io_binding: bool | None = None,
     ) -> None:
         from tokenizers import Tokenizer
 
@@ -155,9 +168,17 @@ class Embedder:
         self.document_prefix = config.document_prefix
         self.model_path = model_path
         self.quantized = quantized
+        self.precision = precision or ("int8" if quantized else "fp32")
+        """The graph's number format: ``int8`` (the CPU copy), ``fp16`` (the GPU copy) or
+        ``fp32``. fp16 vectors share the fp32 model id (cosine >= 0.99999 to fp32)."""
         self._session = session
         providers = session.get_providers()
         self.device = "cuda" if providers and providers[0] == "CUDAExecutionProvider" else "cpu"
+        self.io_binding = self.device == "cuda" if io_binding is None else io_binding
+        """Whether inputs and outputs are bound to the device (on CUDA unless told)."""
+        self._runner = (
+            BoundRunner(session, self.device, _device_id(session)) if self.io_binding else None
+        )
         if batch_tokens is None and self.device == "cuda":
             batch_tokens = GPU_BATCH_TOKENS
         self._batch_tokens = batch_tokens or 0
@@ -185,11 +206,14 @@ class Embedder:
                 f' set "output" in {CONFIG_FILE}'
             )
         self._output = config.output
+        # The GPU copies pool and normalise inside the graph (sharc.gpu_encoder).
+        self._pooled = POOLED_OUTPUT if POOLED_OUTPUT in outputs else None
+        self.pools_in_graph = self._pooled is not None
 
     def __repr__(self) -> str:
         return (
             f"Embedder({self.model_id!r}, dimension={self.dimension}, device={self.device!r},"
-            f" max_length={self.max_length})"
+            f" precision={self.precision!r}, max_length={self.max_length})"
         )
 
     # -- independent ---------------------------------------------------------------------
@@ -215,8 +239,8 @@ class Embedder:
             return out
         # encode_batch tokenizes in parallel (Rust, GIL released) before the encoder starts.
         encodings = self._truncating.encode_batch([prefix + text for text in texts])
-        for rows, hidden, mask in self._forward([encoding.ids for encoding in encodings]):
-            out[rows] = _pool(hidden, mask, self.config.pooling)
+        for rows, ids, mask in self._batches([encoding.ids for encoding in encodings]):
+            out[rows] = self._run_pooled(ids, mask)
         return normalize(out)
 
     # -- late chunking -------------------------------------------------------------------
@@ -268,7 +292,8 @@ class Embedder:
                 refs.append((slot, number))
                 context_lengths.append(len(context))
         offset = len(self._lead)
-        for rows, hidden, _ in self._forward(sequences):
+        for rows, ids, mask in self._batches(sequences):
+            hidden = self._run(ids, mask)
             for row, sequence_index in enumerate(rows):
                 slot, number = refs[sequence_index]
                 state = states[slot]
@@ -284,13 +309,13 @@ class Embedder:
 
     # -- the encoder ---------------------------------------------------------------------
 
-    def _forward(
+    def _batches(
         self, sequences: Sequence[Sequence[int]]
     ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-        """Run the encoder over token id sequences in length-sorted batches.
+        """Token id sequences in length-sorted batches of at most ``batch_tokens`` padded tokens.
 
-        Yields (indices into ``sequences``, hidden states [rows, length, dim], mask); padding
-        stays within a batch of similar lengths.
+        Yields (indices into ``sequences``, padded ids [rows, length], mask); padding stays
+        within a batch of similar lengths.
         """
         lengths = np.fromiter((len(s) for s in sequences), dtype=np.int64, count=len(sequences))
         order = np.argsort(lengths, kind="stable")
@@ -311,10 +336,27 @@ class Embedder:
                 sequence = sequences[index]
                 ids[row, : len(sequence)] = sequence
                 mask[row, : len(sequence)] = 1
-            yield rows, self._run(ids, mask), mask
+            yield rows, ids, mask
             begin = end
 
     def _run(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The token vectors [rows, length, dimension]."""
+        hidden = self._outputs([self._output], ids, mask)[0]
+        if hidden.ndim != 3 or hidden.shape[-1] != self.dimension:
+            raise ModelError(
+                f"{self.model_path}: output {self._output!r} has shape {hidden.shape}; expected"
+                f" [batch, tokens, {self.dimension}] (check dimension and output in {CONFIG_FILE})"
+            )
+        return hidden.astype(np.float32, copy=False)
+
+    def _run_pooled(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """One pooled row per sequence: inside the graph when it pools (normalised there), else
+        on the host from the token vectors."""
+        if self._pooled is None:
+            return _pool(self._run(ids, mask), mask, self.config.pooling)
+        return self._outputs([self._pooled], ids, mask)[0].astype(np.float32, copy=False)
+
+    def _outputs(self, names: list[str], ids: np.ndarray, mask: np.ndarray) -> list[np.ndarray]:
         feed: dict[str, np.ndarray] = {"input_ids": ids}
         if "attention_mask" in self._inputs:
             feed["attention_mask"] = mask
@@ -324,13 +366,9 @@ class Embedder:
             feed["position_ids"] = np.broadcast_to(
                 np.arange(ids.shape[1], dtype=ids.dtype), ids.shape
             ).copy()
-        hidden = self._session.run([self._output], feed)[0]
-        if hidden.ndim != 3 or hidden.shape[-1] != self.dimension:
-            raise ModelError(
-                f"{self.model_path}: output {self._output!r} has shape {hidden.shape}; expected"
-                f" [batch, tokens, {self.dimension}] (check dimension and output in {CONFIG_FILE})"
-            )
-        return hidden.astype(np.float32, copy=False)
+        if self._runner is not None:
+            return self._runner.run(names, feed)
+        return list(self._session.run(names, feed))
 
 
 def _text_list(texts: Sequence[str]) -> list[str]:
@@ -431,6 +469,8 @@ def load_embedder(
     late_window: int | None = None,
     late_overlap: int | None = None,
     batch_tokens: int | None = None,
+    precision: str = "auto",
+    io_binding: bool | None = None,
 ) -> Embedder | StaticEmbedder:
     """Load an encoder.
 
@@ -439,8 +479,14 @@ def load_embedder(
     chunking; the other arguments do not apply to it), or a directory with ``model.onnx``,
     ``tokenizer.json`` and ``sharc-model.json`` (or pass ``preset=``).
     ``device="auto"`` uses CUDA when onnxruntime offers it, else the CPU; ``providers``
-    overrides the onnxruntime execution providers outright. ``quantized`` chooses the cached
-    int8 copy of the model: None means yes for the default model on CPU, no otherwise.
+    overrides the onnxruntime execution providers outright.
+    ``precision`` picks the graph: ``"int8"`` the cached int8 copy (fast on CPU; its vectors get
+    their own model id), ``"fp16"`` the cached float16 copy with pooling inside the graph (for
+    CUDA; same vectors as fp32 within cosine 0.99999, same model id), ``"fp32"`` the model as
+    shipped (on a GPU, with pooling inside the graph too). ``"auto"`` means int8 for the default
+    model on CPU, fp16 for it on CUDA, fp32 for any other model. ``quantized=True`` / ``False``
+    is the older spelling of ``"int8"`` / ``"fp32"``.
+    ``io_binding`` binds inputs and outputs to the device's memory; None means on CUDA only.
     ``threads`` defaults to the number of physical cores available to this process.
     ``batch_tokens`` caps the padded tokens per encoder call; None means one sequence per
     call on CPU (fastest there) and 65536 on a GPU. Sequences are sorted by length first,
@@ -470,11 +516,10 @@ def load_embedder(
     tokenizer = _load_tokenizer(tokenizer_path, config.tokenizer_sha256, default)
     chosen = _choose_providers(device, providers)
     on_gpu = _provider_name(chosen[0]) != "CPUExecutionProvider"
-    automatic = quantized is None
-    if quantized is None:
-        quantized = quantizes_by_default(default, on_gpu=on_gpu)
+    automatic = precision == "auto" and quantized is None
+    chosen_precision = _resolve_precision(precision, quantized, default, on_gpu=on_gpu)
     model_bytes = _read_model(model_path, config.model_sha256, default)
-    if quantized:
+    if chosen_precision == "int8":
         try:
             model_path, model_bytes = _quantized_model(
                 model_path, model_bytes, config.model_sha256, cache_dir=None
@@ -483,16 +528,50 @@ def load_embedder(
             if not automatic:
                 raise
             log.warning("using the original model: %s", error)
-            quantized = False
+            chosen_precision = "fp32"
+    elif chosen_precision == "fp16" or on_gpu:
+        # On a GPU even fp32 runs from a copy that pools inside the graph.
+        try:
+            model_path, model_bytes = _gpu_model(
+                model_path,
+                model_bytes,
+                config.model_sha256,
+                precision=chosen_precision,  # type: ignore[arg-type]
+                pooling=config.pooling,
+                output=config.output,
+                cache_dir=None,
+            )
+        except ModelError as error:
+            if chosen_precision == "fp16" and not automatic:
+                raise
+            log.warning("using the original model: %s", error)
+            chosen_precision = "fp32"
     session = _create_session(model_path, model_bytes, chosen, threads)
     return Embedder(
         config,
         session,
         tokenizer,
         model_path=model_path,
-        quantized=quantized,
+        quantized=chosen_precision == "int8",
         batch_tokens=batch_tokens,
+        precision=chosen_precision,
+        io_binding=io_binding,
     )
+
+
+def _resolve_precision(
+    precision: str, quantized: bool | None, default: bool, *, on_gpu: bool
+) -> str:
+    """``int8``, ``fp16`` or ``fp32``: what `load_embedder` was asked for, or its default."""
+    if precision not in ("auto", "int8", "fp16", "fp32"):
+        raise ValueError(f"precision must be 'auto', 'int8', 'fp16' or 'fp32', not {precision!r}")
+    if quantized is not None:
+        if precision != "auto":
+            raise ValueError("pass precision= or quantized=, not both")
+        return "int8" if quantized else "fp32"
+    if precision != "auto":
+        return precision
+    return default_precision(default, on_gpu=on_gpu)
 
 
 def _default_model_path() -> Path:
@@ -556,6 +635,15 @@ def _load_tokenizer(path: Path, sha256: str | None, default: bool) -> Tokenizer:
 
 def _provider_name(provider: Any) -> str:
     return provider[0] if isinstance(provider, tuple) else str(provider)
+
+
+def _device_id(session: InferenceSession) -> int:
+    """The CUDA device a session runs on (its provider options' ``device_id``), else 0."""
+    options = session.get_provider_options().get("CUDAExecutionProvider", {})
+    try:
+        return int(options.get("device_id", 0))
+    except (TypeError, ValueError):
+        return 0
 
 
 def _choose_providers(device: str, providers: Sequence[Any] | None) -> list[Any]:
@@ -663,6 +751,35 @@ def _quantized_model(
     source: Path, data: bytes | None, source_sha256: str | None, cache_dir: Path | None
 ) -> tuple[Path, bytes]:
     """The cached int8 copy's path and bytes, built first if missing or damaged."""
+    return _prepared_model(
+        source,
+        data,
+        source_sha256,
+        cache_dir,
+        recipe=QUANTIZATION_RECIPE,
+        build=lambda original: _quantize(original, source, _cache_target(cache_dir)),
+        what="int8",
+        instead="quantized=False",
+    )
+
+
+def _cache_target(cache_dir: Path | None) -> Path:
+    return cache_dir or model_cache_dir()
+
+
+def _prepared_model(
+    source: Path,
+    data: bytes | None,
+    source_sha256: str | None,
+    cache_dir: Path | None,
+    *,
+    recipe: str,
+    build: Callable[[bytes], bytes],
+    what: str,
+    instead: str,
+) -> tuple[Path, bytes]:
+    """A cached copy of ``source`` made by ``build``: its path and bytes, built first if
+    missing or damaged. ``recipe`` names it; ``instead`` is the load option that avoids it."""
     if data is None:
         try:
             data = source.read_bytes()
@@ -671,7 +788,7 @@ def _quantized_model(
     digest = hashlib.sha256(data).hexdigest()
     if source_sha256 is not None and digest != source_sha256:
         raise ModelError(f"model file {source} has sha256 {digest}, expected {source_sha256}")
-    target = quantized_model_path(digest, cache_dir)
+    target = _cache_target(cache_dir) / f"{digest[:32]}-{recipe}.onnx"
     check = target.with_name(target.name + ".sha256")
     try:
         expected = check.read_text().strip()
@@ -685,13 +802,19 @@ def _quantized_model(
     except OSError as error:
         raise ModelError(
             f"cannot create the model cache {target.parent} ({error}); set SHARC_CACHE_DIR"
-            " to a writable directory, or load with quantized=False"
+            f" to a writable directory, or load with {instead}"
         ) from error
-    log.info("preparing the int8 copy of %s in %s (once)", source, target)
-    quantized = _quantize(data, source, target.parent)
-    _write_atomically(target, quantized)
-    _write_atomically(check, (hashlib.sha256(quantized).hexdigest() + "\n").encode())
-    return target, quantized
+    log.info("preparing the %s copy of %s in %s (once)", what, source, target)
+    prepared = build(data)
+    try:
+        _write_atomically(target, prepared)
+        _write_atomically(check, (hashlib.sha256(prepared).hexdigest() + "\n").encode())
+    except OSError as error:
+        raise ModelError(
+            f"cannot write the {what} copy to {target} ({error}); set SHARC_CACHE_DIR to a"
+            f" writable directory, or load with {instead}"
+        ) from error
+    return target, prepared
 
 
 def _quantize(data: bytes, source: Path, workdir: Path) -> bytes:
@@ -736,42 +859,84 @@ def _quantize(data: bytes, source: Path, workdir: Path) -> bytes:
 
 def _fold_int8_matmul_weights(model: Any) -> None:
     """Replace ``Mul(Cast(int8 initializer), scale initializer)`` feeding MatMuls by floats."""
-    from onnx import TensorProto, numpy_helper
+    fold_int8_weights(model, into=frozenset({"MatMul"}))
 
-    graph = model.graph
-    initializers = {tensor.name: tensor for tensor in graph.initializer}
-    producers = {output: node for node in graph.node for output in node.output}
-    consumers: dict[str, list[Any]] = {}
-    for node in graph.node:
-        for name in node.input:
-            consumers.setdefault(name, []).append(node)
-    dropped: set[int] = set()
-    folded = []
-    for node in graph.node:
-        if node.op_type != "Mul" or len(node.input) != 2:
-            continue
-        cast = producers.get(node.input[0])
-        scale = initializers.get(node.input[1])
-        if cast is None or cast.op_type != "Cast" or scale is None:
-            continue
-        weight = initializers.get(cast.input[0])
-        if weight is None or weight.data_type != TensorProto.INT8:
-            continue
-        users = consumers.get(node.output[0], [])
-        if not users or any(user.op_type != "MatMul" for user in users):
-            continue
-        if len(consumers.get(cast.output[0], [])) != 1:
-            continue
-        values = numpy_helper.to_array(weight).astype(np.float32) * numpy_helper.to_array(scale)
-        folded.append(numpy_helper.from_array(values.astype(np.float32), node.output[0]))
-        dropped.update((id(node), id(cast)))
-    kept = [node for node in graph.node if id(node) not in dropped]
-    used = {name for node in kept for name in node.input} | {o.name for o in graph.output}
-    tensors = [tensor for tensor in graph.initializer if tensor.name in used] + folded
-    del graph.node[:]
-    graph.node.extend(kept)
-    del graph.initializer[:]
-    graph.initializer.extend(tensors)
+
+# -- the GPU copy -----------------------------------------------------------------------------
+
+
+def gpu_model_path(
+    source_sha256: str,
+    precision: Precision = "fp16",
+    pooling: str = "mean",
+    cache_dir: Path | None = None,
+) -> Path:
+    """Where the GPU copy (``precision``, ``pooling`` inside the graph) of the model with this
+    sha256 is cached."""
+    return _cache_target(cache_dir) / f"{source_sha256[:32]}-{gpu_recipe(precision, pooling)}.onnx"
+
+
+def prepare_gpu_model(
+    source: Path,
+    *,
+    precision: Precision = "fp16",
+    pooling: str = "mean",
+    output: str = "last_hidden_state",
+    source_sha256: str | None = None,
+    source_bytes: bytes | None = None,
+    cache_dir: Path | None = None,
+) -> Path:
+    """The GPU copy of ``source`` (`sharc.gpu_encoder.gpu_graph`: weights folded to floats,
+    float16 for ``precision="fp16"``, ``pooling`` and normalisation inside the graph), built
+    once and cached like :func:`prepare_quantized_model`. Needs the ``onnx`` package; the fp16
+    conversion takes a few seconds."""
+    return _gpu_model(
+        source,
+        source_bytes,
+        source_sha256,
+        precision=precision,
+        pooling=pooling,
+        output=output,
+        cache_dir=cache_dir,
+    )[0]
+
+
+def _gpu_model(
+    source: Path,
+    data: bytes | None,
+    source_sha256: str | None,
+    *,
+    precision: Precision,
+    pooling: str,
+    output: str,
+    cache_dir: Path | None,
+) -> tuple[Path, bytes]:
+    def build(original: bytes) -> bytes:
+        try:
+            import onnx  # noqa: F401
+        except ImportError as error:
+            raise ModelError(
+                f"preparing the {precision} copy of {source} needs the onnx package ({error});"
+                " hint: pip install onnx, or load with precision='fp32'"
+            ) from error
+        try:
+            return gpu_graph(original, precision=precision, pooling=pooling, output=output)
+        except Exception as error:  # onnx and its converters raise untyped exceptions
+            raise ModelError(
+                f"preparing the {precision} copy of {source} failed ({error}); load with"
+                " precision='fp32'"
+            ) from error
+
+    return _prepared_model(
+        source,
+        data,
+        source_sha256,
+        cache_dir,
+        recipe=gpu_recipe(precision, pooling),
+        build=build,
+        what=precision,
+        instead="precision='fp32'",
+    )
 
 
 @contextmanager
@@ -815,10 +980,12 @@ __all__ = [
     "ModelConfig",
     "Span",
     "combine",
+    "gpu_model_path",
     "load_embedder",
     "model_cache_dir",
     "normalize",
     "physical_cores",
+    "prepare_gpu_model",
     "prepare_quantized_model",
     "quantized_model_path",
     "read_model_config",

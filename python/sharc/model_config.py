@@ -201,7 +201,9 @@ def static_settings(directory: Path = STATIC_DIRECTORY) -> dict[str, Any]:
     try:
         loaded = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ModelError(f"the fast model's {path} is unreadable ({error}); reinstall sharc") from error
+        raise ModelError(
+            f"the fast model's {path} is unreadable ({error}); reinstall sharc"
+        ) from error
     if not isinstance(loaded, dict):
         raise ModelError(f"the fast model's {path} is not a JSON object; reinstall sharc")
     return loaded
@@ -237,6 +239,17 @@ def model_id_of(config: ModelConfig, *, quantized: bool) -> str:
 def quantizes_by_default(default: bool, *, on_gpu: bool) -> bool:
     """Whether a model runs from its int8 copy unless told: the default model on CPU."""
     return default and not on_gpu and _quantizer_available()
+
+
+def default_precision(default: bool, *, on_gpu: bool) -> str:
+    """The graph a model runs unless told: the default model from its int8 copy on CPU and its
+    fp16 copy on a GPU (both need the onnx package), any other model as shipped (fp32).
+
+    fp16 and fp32 vectors share a model id (cosine >= 0.99999 between them); int8 ones do not.
+    """
+    if not default or not _quantizer_available():
+        return "fp32"
+    return "fp16" if on_gpu else "int8"
 
 
 def _cuda_build_installed() -> bool:

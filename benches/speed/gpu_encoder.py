@@ -1,0 +1,282 @@
+"""Encoder throughput on a GPU: the default model's fp16 and fp32 graphs (pooling inside the
+graph, IO binding), at several sequence lengths and batch token budgets, against the device's
+fp16 FLOP bound.
+
+Sequences are windows of exactly ``length`` tokens ([CLS] + ``length - 2`` tokens of real
+Python source + [SEP]), so no token is padding; the clock covers the encoder calls, the copies of
+ids to the device and of pooled rows back, not tokenization. Each configuration runs once to
+warm up, then ``--repeats`` times; the best run is kept.
+
+FLOPs per token: 2 per non-embedding weight (6 layers x (4 d^2 + 2 d 4d), d = 384: 10.6 M
+weights) plus attention's two L x L products, 4 L d per layer. The bound is the device's dense
+fp16 tensor peak: 989.4 TFLOP/s for an H200 SXM (NVIDIA's figure without sparsity), or
+``--peak-tflops``. With ``--device cpu`` (for tests, and as a baseline) the bound is a float32
+matrix product measured with numpy in the same run, since CPUs have no fp16 tensor units.
+
+Also records how close the vectors are: fp16 and fp32 on the device against the shipped graph on
+the CPU provider (the vectors any other machine would store), over real code chunks.
+
+    python -m benches.speed.gpu_encoder [--device cuda] [--out benches/results/speed_gpu_encoder.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benches.speed.common import RESULTS, machine, write_result
+
+LAYERS = 6
+WIDTH = 384
+FFN = 4 * WIDTH
+#: Weights a token's vector is multiplied by, per layer: Q, K, V, output, and the two FFN ones.
+NON_EMBEDDING_WEIGHTS = LAYERS * (4 * WIDTH * WIDTH + 2 * WIDTH * FFN)
+H200_FP16_DENSE_TFLOPS = 989.4
+
+
+def flops_per_token(length: int) -> float:
+    """Forward FLOPs per token of a ``length``-token sequence."""
+    return 2.0 * NON_EMBEDDING_WEIGHTS + LAYERS * 4.0 * length * WIDTH
+
+
+def code_corpus(limit_chars: int = 2_000_000) -> list[str]:
+    """Top-level functions and classes of the standard library, in a fixed order."""
+    texts: list[str] = []
+    total = 0
+    for path in sorted(Path(ast.__file__).parent.glob("*.py")):
+        try:
+            source = path.read_text(encoding="utf-8")
+            tree = ast.parse(source)
+        except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+            continue
+        lines = source.splitlines(keepends=True)
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef | ast.ClassDef) and node.end_lineno is not None:
+                text = "".join(lines[node.lineno - 1 : node.end_lineno])
+                texts.append(text)
+                total += len(text)
+        if total >= limit_chars:
+            break
+    return texts
+
+
+def token_windows(embedder: Any, texts: list[str], length: int, count: int) -> list[list[int]]:
+    """``count`` sequences of exactly ``length`` ids: [CLS] + a window of code + [SEP]."""
+    body = length - len(embedder._lead) - len(embedder._trail)
+    stream: list[int] = []
+    for encoding in embedder._tokenizer.encode_batch(texts, add_special_tokens=False):
+        stream.extend(encoding.ids)
+        if len(stream) >= body * count:
+            break
+    while len(stream) < body * count:  # a small corpus is reused
+        stream.extend(stream[: body * count - len(stream)])
+    return [
+        embedder._lead + stream[i * body : (i + 1) * body] + embedder._trail for i in range(count)
+    ]
+
+
+def encode_all(embedder: Any, sequences: list[list[int]]) -> np.ndarray:
+    """Pooled vectors of every sequence through the graph's pooled output, in batch order."""
+    out = np.empty((len(sequences), embedder.dimension), dtype=np.float32)
+    for rows, ids, mask in embedder._batches(sequences):
+        out[rows] = embedder._run_pooled(ids, mask)
+    return out
+
+
+def measured_cpu_peak_tflops() -> float:
+    """The best float32 matrix-product rate numpy reaches here, in TFLOP/s (noisy on a shared
+    machine: a rough bound, for the CPU baseline only)."""
+    size = 1024
+    a = np.random.default_rng(0).standard_normal((size, size), dtype=np.float32)
+    best = float("inf")
+    for _ in range(5):
+        started = time.perf_counter()
+        a @ a
+        best = min(best, time.perf_counter() - started)
+    return 2.0 * size**3 / best / 1e12
+
+
+def device_name(device: str) -> str:
+    if device != "cuda":
+        return machine().get("cpu_model", "cpu")
+    import subprocess
+
+    try:
+        return subprocess.run(
+            ["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=30,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown GPU"
+
+
+def agreement(device: str, embedders: dict[str, Any], texts: list[str]) -> dict[str, Any]:
+    """Cosine of each precision's vectors to the shipped graph's on the CPU provider."""
+    from sharc.embedding import load_embedder
+
+    reference = load_embedder(device="cpu", precision="fp32", batch_tokens=8192)
+    expected = reference.embed_documents(texts)
+    result: dict[str, Any] = {"chunks": len(texts), "reference": "fp32, CPU provider"}
+    lowest = 1.0
+    for precision, embedder in embedders.items():
+        cosines = (embedder.embed_documents(texts) * expected).sum(axis=1)
+        result[precision] = {
+            "min_cosine": round(float(cosines.min()), 7),
+            "mean_cosine": round(float(cosines.mean()), 7),
+        }
+        lowest = min(lowest, float(cosines.min()))
+    result["min_cosine"] = round(lowest, 7)
+    result["device"] = device
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    import onnxruntime
+    from sharc.embedding import GPU_BATCH_ROWS, Embedder, load_embedder
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
+    parser.add_argument("--lengths", default="64,128,256", help="tokens per sequence")
+    parser.add_argument(
+        "--budgets", default="8192,16384,32768,65536,131072", help="padded tokens per call"
+    )
+    parser.add_argument("--precisions", default="fp16,fp32")
+    parser.add_argument(
+        "--chunks", type=int, default=0, help="sequences per run (default: 2M tokens' worth)"
+    )
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--agreement-chunks", type=int, default=0, help="default: 512 (cuda)")
+    parser.add_argument("--peak-tflops", type=float, default=0.0)
+    parser.add_argument("--out", type=Path, default=RESULTS / "speed_gpu_encoder.json")
+    args = parser.parse_args(argv)
+
+    if args.device == "cuda" and hasattr(onnxruntime, "preload_dlls"):
+        # CUDA and cuDNN from the nvidia-* wheels (PyTorch's) are not on the loader's path;
+        # preload_dlls finds them, and prints what it did, so keep stdout for the results.
+        import contextlib
+
+        with contextlib.redirect_stdout(sys.stderr):
+            onnxruntime.preload_dlls()
+    lengths = [int(x) for x in args.lengths.split(",")]
+    budgets = [int(x) for x in args.budgets.split(",")]
+    precisions = args.precisions.split(",")
+    if args.device == "cuda":
+        peak = args.peak_tflops or H200_FP16_DENSE_TFLOPS
+        peak_source = (
+            "--peak-tflops" if args.peak_tflops else "H200 SXM dense fp16 tensor peak (NVIDIA)"
+        )
+    else:
+        peak = args.peak_tflops or measured_cpu_peak_tflops()
+        peak_source = (
+            "--peak-tflops" if args.peak_tflops else "numpy float32 matrix product, this run"
+        )
+
+    corpus = code_corpus()
+    runs: list[dict[str, Any]] = []
+    embedders: dict[str, Embedder] = {}
+    windows: dict[int, list[list[int]]] = {}
+    for precision in precisions:
+        embedder = load_embedder(
+            device=args.device, precision=precision, batch_tokens=budgets[0], io_binding=True
+        )
+        assert isinstance(embedder, Embedder)
+        if embedder.device != args.device or embedder.precision != precision:
+            raise SystemExit(
+                f"asked for {precision} on {args.device}, got {embedder!r}; is"
+                " onnxruntime-gpu installed and the onnx package present?"
+            )
+        embedders[precision] = embedder
+        for budget in budgets:
+            # What load_embedder(batch_tokens=budget) sets, without a new session each time.
+            embedder._batch_tokens = budget
+            embedder._batch_rows = GPU_BATCH_ROWS
+            for length in lengths:
+                count = args.chunks or max(1, 2_000_000 // length)
+                if length not in windows:
+                    windows[length] = token_windows(embedder, corpus, length, count)
+                sequences = windows[length]
+                encode_all(embedder, sequences[: max(1, budget // length)])  # warm-up
+                best = float("inf")
+                for _ in range(max(1, args.repeats)):
+                    started = time.perf_counter()
+                    encode_all(embedder, sequences)
+                    best = min(best, time.perf_counter() - started)
+                tokens = count * length
+                tflops = tokens * flops_per_token(length) / best / 1e12
+                run = {
+                    "precision": precision,
+                    "length": length,
+                    "budget": budget,
+                    "rows_per_call": min(count, max(1, budget // length), GPU_BATCH_ROWS),
+                    "chunks": count,
+                    "tokens": tokens,
+                    "seconds": round(best, 4),
+                    "tokens_per_s": round(tokens / best, 1),
+                    "chunks_per_s": round(count / best, 1),
+                    "tflops": round(tflops, 3),
+                    "percent_of_fp16_peak": round(100.0 * tflops / peak, 3),
+                }
+                runs.append(run)
+                print(
+                    f"{precision} L={length:4d} budget={budget:7d}: {run['tokens_per_s']:>12,.0f}"
+                    f" tokens/s {run['chunks_per_s']:>10,.0f} chunks/s"
+                    f" {run['percent_of_fp16_peak']:6.2f}% of {peak:.4g} TFLOP/s",
+                    file=sys.stderr,
+                    flush=True,
+                )
+
+    sample = args.agreement_chunks or (512 if args.device == "cuda" else args.chunks or 16)
+    for embedder in embedders.values():
+        embedder._batch_tokens = 65536 if args.device == "cuda" else budgets[0]
+    checked = agreement(args.device, embedders, corpus[::7][:sample])
+    best_runs = {
+        f"{precision}_L{length}": max(
+            (r for r in runs if r["precision"] == precision and r["length"] == length),
+            key=lambda r: r["tokens_per_s"],
+        )
+        for precision in precisions
+        for length in lengths
+    }
+    speedup = {
+        f"L{length}": round(
+            best_runs[f"fp16_L{length}"]["tokens_per_s"]
+            / best_runs[f"fp32_L{length}"]["tokens_per_s"],
+            3,
+        )
+        for length in lengths
+        if "fp16" in precisions and "fp32" in precisions
+    }
+    result = {
+        "benchmark": "gpu_encoder",
+        "command": "python -m benches.speed.gpu_encoder " + " ".join(argv or sys.argv[1:]),
+        "device": args.device,
+        "device_name": device_name(args.device),
+        "onnxruntime": onnxruntime.__version__,
+        "providers": onnxruntime.get_available_providers(),
+        "model": "all-MiniLM-L6-v2",
+        "non_embedding_weights": NON_EMBEDDING_WEIGHTS,
+        "flops_per_token": {str(n): flops_per_token(n) for n in lengths},
+        "peak_fp16_tflops": round(peak, 3),
+        "peak_source": peak_source,
+        "runs": runs,
+        "best": best_runs,
+        "fp16_over_fp32_tokens_per_s": speedup,
+        "agreement": checked,
+        "machine": machine(),
+    }
+    write_result(args.out, result)
+    print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
