@@ -303,6 +303,22 @@ def test_precision_arguments_are_checked(cache_dir: Path) -> None:
         load_embedder(device="cpu", precision="fp16", quantized=True)
 
 
+def test_the_environment_sets_the_precision_everywhere(
+    cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SHARC_PRECISION reaches load_embedder's "auto" from an index, the CLI or MCP."""
+    monkeypatch.setenv("SHARC_PRECISION", "fp32")
+    forced = load_embedder(device="cpu")
+    assert isinstance(forced, Embedder) and forced.precision == "fp32"
+    assert expected_model_id(None, device="cpu") == forced.model_id == "all-MiniLM-L6-v2"
+    monkeypatch.setenv("SHARC_PRECISION", "int8")
+    assert expected_model_id(None, device="cuda") == "all-MiniLM-L6-v2+int8"
+    assert expected_model_id("fast", device="cuda") == expected_model_id("fast", device="cpu")
+    monkeypatch.setenv("SHARC_PRECISION", "bf16")
+    with pytest.raises(ModelError, match="SHARC_PRECISION"):
+        load_embedder(device="cpu")
+
+
 # -- the cache --------------------------------------------------------------------------------
 
 

@@ -62,6 +62,7 @@ from sharc.model_config import (
     model_config,
     model_id_of,
     read_model_config,
+    requested_precision,
     validate_config,
 )
 from sharc.model_config import MINILM_ONNX_SHA256 as MINILM_ONNX_SHA256
@@ -483,9 +484,10 @@ def load_embedder(
     ``precision`` picks the graph: ``"int8"`` the cached int8 copy (fast on CPU; its vectors get
     their own model id), ``"fp16"`` the cached float16 copy with pooling inside the graph (for
     CUDA; same vectors as fp32 within cosine 0.99999, same model id), ``"fp32"`` the model as
-    shipped (on a GPU, with pooling inside the graph too). ``"auto"`` means int8 for the default
-    model on CPU, fp16 for it on CUDA, fp32 for any other model. ``quantized=True`` / ``False``
-    is the older spelling of ``"int8"`` / ``"fp32"``.
+    shipped (on a GPU, with pooling inside the graph too). ``"auto"`` takes the
+    ``SHARC_PRECISION`` environment variable when it is set (how an index, the CLI or MCP is
+    told), else int8 for the default model on CPU, fp16 for it on CUDA, fp32 for any other
+    model. ``quantized=True`` / ``False`` is the older spelling of ``"int8"`` / ``"fp32"``.
     ``io_binding`` binds inputs and outputs to the device's memory; None means on CUDA only.
     ``threads`` defaults to the number of physical cores available to this process.
     ``batch_tokens`` caps the padded tokens per encoder call; None means one sequence per
@@ -516,7 +518,7 @@ def load_embedder(
     tokenizer = _load_tokenizer(tokenizer_path, config.tokenizer_sha256, default)
     chosen = _choose_providers(device, providers)
     on_gpu = _provider_name(chosen[0]) != "CPUExecutionProvider"
-    automatic = precision == "auto" and quantized is None
+    automatic = precision == "auto" and quantized is None and requested_precision() == "auto"
     chosen_precision = _resolve_precision(precision, quantized, default, on_gpu=on_gpu)
     model_bytes = _read_model(model_path, config.model_sha256, default)
     if chosen_precision == "int8":
@@ -544,7 +546,10 @@ def load_embedder(
         except ModelError as error:
             if chosen_precision == "fp16" and not automatic:
                 raise
-            log.warning("using the original model: %s", error)
+            # fp32 loses only in-graph pooling: worth a note, not a warning.
+            (log.warning if chosen_precision == "fp16" else log.info)(
+                "using the original model: %s", error
+            )
             chosen_precision = "fp32"
     session = _create_session(model_path, model_bytes, chosen, threads)
     return Embedder(
@@ -569,6 +574,8 @@ def _resolve_precision(
         if precision != "auto":
             raise ValueError("pass precision= or quantized=, not both")
         return "int8" if quantized else "fp32"
+    if precision == "auto":
+        precision = requested_precision()
     if precision != "auto":
         return precision
     return default_precision(default, on_gpu=on_gpu)

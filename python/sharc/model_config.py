@@ -228,7 +228,12 @@ def expected_model_id(
     if remembered in (model_id_of(config, quantized=False), model_id_of(config, quantized=True)):
         return remembered  # type: ignore[return-value]
     on_gpu = device == "cuda" or (device == "auto" and _cuda_build_installed())
-    return model_id_of(config, quantized=quantizes_by_default(default, on_gpu=on_gpu))
+    if str(model) == FAST_MODEL:
+        return model_id_of(config, quantized=False)
+    precision = requested_precision()
+    if precision == "auto":
+        precision = default_precision(default, on_gpu=on_gpu)
+    return model_id_of(config, quantized=precision == "int8")
 
 
 def model_id_of(config: ModelConfig, *, quantized: bool) -> str:
@@ -239,6 +244,26 @@ def model_id_of(config: ModelConfig, *, quantized: bool) -> str:
 def quantizes_by_default(default: bool, *, on_gpu: bool) -> bool:
     """Whether a model runs from its int8 copy unless told: the default model on CPU."""
     return default and not on_gpu and _quantizer_available()
+
+
+#: Environment variable that sets `load_embedder`'s ``precision="auto"`` for every index, CLI
+#: and MCP process: ``int8``, ``fp16`` or ``fp32`` (e.g. fp32 on a GPU whose fp16 is suspect).
+PRECISION_VARIABLE = "SHARC_PRECISION"
+PRECISIONS = ("int8", "fp16", "fp32")
+
+
+def requested_precision() -> str:
+    """:data:`PRECISION_VARIABLE`'s value, or ``auto`` when it is unset or empty."""
+    import os
+
+    value = os.environ.get(PRECISION_VARIABLE, "").strip().lower()
+    if not value or value == "auto":
+        return "auto"
+    if value not in PRECISIONS:
+        raise ModelError(
+            f"{PRECISION_VARIABLE}={value!r}: expected one of {', '.join(PRECISIONS)} or auto"
+        )
+    return value
 
 
 def default_precision(default: bool, *, on_gpu: bool) -> str:
