@@ -256,6 +256,7 @@ impl Language {
             | Language::Dart
             | Language::ObjectiveC
             | Language::R
+            | Language::Perl
             | Language::Julia
             | Language::OCaml
             | Language::OCamlInterface
@@ -359,7 +360,7 @@ mod tests {
         );
         assert_eq!(
             Language::from_path(Path::new("tasks.pl")).unwrap().tier(),
-            Tier::OtherCode
+            Tier::Ast
         );
         assert_eq!(
             Language::from_path(Path::new("Makefile")),

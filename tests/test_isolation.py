@@ -65,11 +65,14 @@ def test_every_mapped_file_type_chunks_a_real_sample(tmp_path: Path) -> None:
         assert {c.language for c in chunked.chunks} == {expected[chunked.path]}
 
 
-def test_perl_is_split_at_its_subroutines() -> None:
+def test_perl_is_chunked_by_its_grammar() -> None:
     source = (FIXTURES / "languages" / "sample.pl").read_text()
     chunks = sharc.chunk_text("tasks.pl", source)
-    assert chunks and all(c.language == "perl" and c.header.startswith("# File:") for c in chunks)
-    assert "sub tasks_of" in "".join(c.code for c in chunks)
+    assert chunks and all(c.language == "perl" for c in chunks)
+    method = next(c for c in chunks if c.symbol == "tasks_of")
+    assert (method.kind, method.fqn) == ("method", "TaskStore.tasks_of")
+    assert method.header.startswith("# Context: package TaskStore (tasks.pl)")
+    assert method.code.startswith("sub tasks_of {")
 
 
 def test_a_perl_file_no_longer_stops_the_repository(small_repo: Path, tmp_path: Path) -> None:

@@ -34,16 +34,7 @@ LANGCHAIN_LANGUAGE = {
     "html": "html",
 }
 
-# Separators for languages LangChain names but cannot split (its `Language.PERL` raises "not
-# implemented" in langchain-text-splitters 1.1): the starts of definitions first, then blocks.
-OWN_SEPARATORS = {
-    "perl": [
-        "\nsub ", "\npackage ", "\nBEGIN ", "\nEND ", "\n=head", "\n=item", "\n=cut",
-        "\nuse ", "\n\n", "\n", " ", "",
-    ],
-}
-
-COMMENT_PREFIX = {"yaml": "#", "toml": "#", "ini": "#", "python": "#", "perl": "#", "other": "#"}
+COMMENT_PREFIX = {"yaml": "#", "toml": "#", "ini": "#", "python": "#", "other": "#"}
 
 _MARKDOWN_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -127,8 +118,6 @@ def separators_for(language: str) -> list[str] | None:
     """
     from langchain_text_splitters import Language, RecursiveCharacterTextSplitter
 
-    if language in OWN_SEPARATORS:
-        return [re.escape(separator) for separator in OWN_SEPARATORS[language]]
     langchain_name = LANGCHAIN_LANGUAGE.get(language)
     if not langchain_name:
         return None

@@ -25,6 +25,7 @@ pub(crate) static SPEC: Spec = Spec {
     merge_same_name: false,
     outer_first: false,
     trailing_docs: false,
+    absolute_scopes: false,
 };
 
 const CONSTRUCTORS: &[&str] = &[

@@ -188,6 +188,9 @@ impl<'s, 't> Chunker<'s, 't> {
     fn group(&mut self, parent: Node<'t>, frame: usize, all_children: bool) -> Vec<Item<'t>> {
         let mut items: Vec<Item<'t>> = Vec::new();
         let mut leading: Vec<Node<'t>> = Vec::new();
+        // A marker's scope runs to the next marker among the same siblings, which replaces
+        // it (`package a; ... package b;`) rather than nesting in it.
+        let base = frame;
         let mut frame = frame;
         let mut cursor = parent.walk();
         let mut more = cursor.goto_first_child();
@@ -244,7 +247,7 @@ impl<'s, 't> Chunker<'s, 't> {
                     .is_some_and(|last| self.adjacent(*last, child));
             if let Role::Marker(marker) = role {
                 // The marker and what precedes it open the new scope.
-                frame = self.push_frame(frame, marker.name, marker.label, marker.class_like);
+                frame = self.push_frame(base, marker.name, marker.label, marker.class_like);
                 self.flush_leading(&mut leading, &mut items, frame);
                 items.push(self.plain(child, frame));
                 continue;
@@ -284,6 +287,10 @@ impl<'s, 't> Chunker<'s, 't> {
                 Role::Symbol(_) if self.spec.trailing_docs => self.trailing_docs(child),
                 _ => Vec::new(),
             };
+            let item_frame = match role {
+                Role::Container(_) if self.spec.absolute_scopes => base,
+                _ => frame,
+            };
             items.push(Item {
                 role,
                 node: child,
@@ -294,7 +301,7 @@ impl<'s, 't> Chunker<'s, 't> {
                 end: docs
                     .first()
                     .map_or(child.end_byte(), |doc| doc.start_byte()),
-                frame,
+                frame: item_frame,
             });
             leading = docs;
         }

@@ -20,6 +20,7 @@ pub(crate) static JAVA: Spec = Spec {
     merge_same_name: false,
     outer_first: false,
     trailing_docs: false,
+    absolute_scopes: false,
 };
 
 pub(crate) static KOTLIN: Spec = Spec {
@@ -38,6 +39,7 @@ pub(crate) static KOTLIN: Spec = Spec {
     merge_same_name: false,
     outer_first: false,
     trailing_docs: false,
+    absolute_scopes: false,
 };
 
 pub(crate) static SCALA: Spec = Spec {
@@ -51,6 +53,7 @@ pub(crate) static SCALA: Spec = Spec {
     merge_same_name: false,
     outer_first: false,
     trailing_docs: false,
+    absolute_scopes: false,
 };
 
 fn method_kind(context: Context, name: &str) -> &'static str {

@@ -83,6 +83,7 @@ mod macro_items;
 mod nix;
 mod objc;
 mod ocaml;
+mod perl;
 mod php;
 mod protobuf;
 mod python;
@@ -305,6 +306,7 @@ fn spec_for(language: Language) -> Option<&'static Spec> {
         Language::Dart => &dart::SPEC,
         Language::ObjectiveC => &objc::SPEC,
         Language::R => &r::SPEC,
+        Language::Perl => &perl::SPEC,
         Language::Julia => &julia::SPEC,
         Language::OCaml | Language::OCamlInterface => &ocaml::SPEC,
         Language::Erlang => &erlang::SPEC,
@@ -347,6 +349,7 @@ fn grammar(language: Language) -> Option<tree_sitter::Language> {
         Language::Dart => tree_sitter_dart::LANGUAGE,
         Language::ObjectiveC => tree_sitter_objc::LANGUAGE,
         Language::R => tree_sitter_r::LANGUAGE,
+        Language::Perl => tree_sitter_perl::LANGUAGE,
         Language::Julia => tree_sitter_julia::LANGUAGE,
         Language::OCaml => tree_sitter_ocaml::LANGUAGE_OCAML,
         Language::OCamlInterface => tree_sitter_ocaml::LANGUAGE_OCAML_INTERFACE,

@@ -19,6 +19,7 @@ pub(crate) static SPEC: Spec = Spec {
     merge_same_name: false,
     outer_first: false,
     trailing_docs: false,
+    absolute_scopes: false,
 };
 
 /// Children of an `@implementation` that belong to its opening, not its members: the

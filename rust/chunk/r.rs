@@ -19,6 +19,7 @@ pub(crate) static SPEC: Spec = Spec {
     merge_same_name: false,
     outer_first: false,
     trailing_docs: false,
+    absolute_scopes: false,
 };
 
 const CLASS_MAKERS: &[&str] = &["R6Class", "setRefClass", "setClass"];

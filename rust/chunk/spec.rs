@@ -41,6 +41,9 @@ pub(crate) struct Spec {
     /// The grammar ends a definition with the comments that document the next one (F#'s
     /// `///` lines): they are cut off the symbol and lead into what follows.
     pub trailing_docs: bool,
+    /// Scope names are absolute (Perl's `package A::B`): a container opens beside the scope
+    /// a marker opened before it, not inside it.
+    pub absolute_scopes: bool,
 }
 
 /// What a node is to the chunker.

@@ -546,6 +546,14 @@ fn hostile_deep_nesting() {
             Language::R,
             format!("f <- function() {}\n", nested("{", "1", "}")),
         ),
+        (
+            Language::Perl,
+            format!("my $x = {};\n", nested("(", "1", ")")),
+        ),
+        (
+            Language::Perl,
+            format!("sub f {{ {} }}\n", nested("{ ", "1", " }")),
+        ),
         (Language::Julia, format!("x = {}\n", nested("(", "1", ")"))),
         (Language::Julia, nested("module A\n", "f() = 1\n", "end\n")),
         (
