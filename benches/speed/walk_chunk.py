@@ -13,7 +13,7 @@ benches/data/corpus. Three pipelines over the same files, in the same run:
 
 Per language, one core: sharc's chunking of each language's files against bare parsing of
 the same files (tree-sitter-language-pack), over the corpus above and over a long-tail corpus
-of the languages it lacks (Objective-C, R, OCaml, Erlang, Clojure, SQL, HCL, protobuf, Nix):
+of the languages it lacks (Objective-C, R, OCaml, Erlang, Clojure, SQL, HCL, protobuf, Nix, Perl):
 pinned Debian bookworm source packages, fetched once with apt-get (a private
 configuration, the system's apt left alone) into benches/data/corpus-long-tail.
 
@@ -87,7 +87,7 @@ LONG_TAIL = REPO / "benches" / "data" / "corpus-long-tail"
 #: The languages sharc chunked as text before, which the stdlib and the sdists hardly hold.
 LONG_TAIL_LANGUAGES = frozenset({
     "dart", "objc", "r", "julia", "ocaml", "ocaml_interface", "erlang", "clojure", "fsharp",
-    "sql", "solidity", "hcl", "protobuf", "graphql", "nix", "vue", "svelte",
+    "sql", "solidity", "hcl", "protobuf", "graphql", "nix", "vue", "svelte", "perl",
 })
 #: Debian bookworm source packages with real code in those languages, by source and version.
 #: Debian has no Dart, Julia, F#, Solidity or Svelte sources, and the mirror serves none of its
@@ -105,6 +105,8 @@ LONG_TAIL_SOURCES = {
     "golang-github-hashicorp-hcl": "1.0.0-1.1",  # HCL
     "protobuf": "3.21.12-3+deb12u1",  # protobuf
     "nix": "2.8.0-1.1",  # Nix
+    "libwww-perl": "6.68-1",  # Perl
+    "libmojolicious-perl": "9.31+dfsg-1",  # Perl
 }
 DEBIAN_SOURCES = (
     "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]"
@@ -148,15 +150,16 @@ def build_corpus() -> Path:
 
 
 def build_long_tail_corpus() -> Path:
-    """Fetch the pinned Debian sources and keep their long-tail files (once)."""
-    marker = LONG_TAIL / ".complete"
-    if marker.exists():
-        return LONG_TAIL / "tree"
+    """Fetch the pinned Debian sources and keep their long-tail files (each source once)."""
     import sharc._core as core
 
     config = _apt_config(LONG_TAIL / "apt")
-    shutil.rmtree(LONG_TAIL / "tree", ignore_errors=True)
     for source, version in LONG_TAIL_SOURCES.items():
+        kept = LONG_TAIL / "tree" / source
+        marker = LONG_TAIL / "kept" / f"{source}={version}"
+        if marker.exists():
+            continue
+        shutil.rmtree(kept, ignore_errors=True)
         downloads = LONG_TAIL / "downloads" / source
         downloads.mkdir(parents=True, exist_ok=True)
         archives = [a for a in sorted(downloads.glob("*.orig*.tar.*")) if a.suffix != ".asc"]
@@ -176,8 +179,9 @@ def build_long_tail_corpus() -> Path:
                 for member in tar.getmembers():
                     classified = core.classify_path(member.name)
                     if member.isfile() and classified and classified[0] in LONG_TAIL_LANGUAGES:
-                        tar.extract(member, LONG_TAIL / "tree" / source, filter="data")
-    marker.write_text("ok\n")
+                        tar.extract(member, kept, filter="data")
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.write_text("ok\n")
     return LONG_TAIL / "tree"
 
 
