@@ -108,7 +108,7 @@ def test_fp16_keeps_the_model_id(fp16: Embedder, fp32: Embedder) -> None:
 
 def test_fp16_graph_holds_half_weights_and_float32_io(cache_dir: Path, fp16: Embedder) -> None:
     path = gpu_model_path(MINILM_ONNX_SHA256, "fp16", "mean", cache_dir / "models")
-    assert fp16.model_path == path and "fp16-mean-pooled-v1" in path.name
+    assert fp16.model_path == path and "fp16-mha-mean-pooled-v1" in path.name
     model = onnx.load(str(path))
     types = [tensor.data_type for tensor in model.graph.initializer]
     halves = [t for t in model.graph.initializer if t.data_type == onnx.TensorProto.FLOAT16]
@@ -122,6 +122,7 @@ def test_fp16_graph_holds_half_weights_and_float32_io(cache_dir: Path, fp16: Emb
     inputs = {i.name: i.type.tensor_type.elem_type for i in model.graph.input}
     assert set(inputs.values()) == {onnx.TensorProto.INT64}
     assert not any(node.op_type == "Cast" and "_q" in node.input[0] for node in model.graph.node)
+    assert [n.op_type for n in model.graph.node].count("MultiHeadAttention") == 6
 
 
 def test_every_tensor_rounded_to_fp16_stays_close(source_bytes: bytes, fp32: Embedder) -> None:
@@ -205,6 +206,31 @@ def test_pooled_output_equals_numpy_pooling(
     np.testing.assert_allclose(pooled, normalize(_pool(hidden, mask, pooling)), atol=2e-6)
 
 
+def test_fused_attention_equals_the_exported_one(source_bytes: bytes, fp32: Embedder) -> None:
+    """Each layer's ~25 attention nodes become one MultiHeadAttention with the same output,
+    padding included (the mask reaches the fused node)."""
+    graphs = {
+        fused: gpu_graph(
+            source_bytes, precision="fp32", pooling="mean", output="last_hidden_state", fused=fused
+        )
+        for fused in (True, False)
+    }
+    fused_model = onnx.load_from_string(graphs[True])
+    kinds = [node.op_type for node in fused_model.graph.node]
+    assert kinds.count("MultiHeadAttention") == 6 and "Softmax" not in kinds
+    assert len(kinds) < len(onnx.load_from_string(graphs[False]).graph.node) / 2
+    ids, mask = padded_batch(fp32, ["x = 1", "def f(a, b):\n    return a + b", real_code()[-1]])
+    feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+    hidden = {
+        fused: onnxruntime.InferenceSession(graph, providers=["CPUExecutionProvider"]).run(
+            ["last_hidden_state"], feed
+        )[0]
+        for fused, graph in graphs.items()
+    }
+    kept = mask.astype(bool)
+    np.testing.assert_allclose(hidden[True][kept], hidden[False][kept], atol=1e-4)
+
+
 def test_pooling_rejects_unknown_kinds_and_outputs(source_bytes: bytes) -> None:
     with pytest.raises(ValueError, match="pooling"):
         gpu_graph(source_bytes, precision="fp32", pooling="max", output="last_hidden_state")
@@ -285,7 +311,7 @@ def test_a_cuda_machine_gets_fp16_and_fp32_on_request(
     forced = load_embedder(precision="fp32")
     assert isinstance(forced, Embedder)
     assert forced.precision == "fp32" and forced.pools_in_graph
-    assert "fp32-mean-pooled-v1" in forced.model_path.name
+    assert "fp32-mha-mean-pooled-v1" in forced.model_path.name
     assert forced.model_id == auto.model_id == "all-MiniLM-L6-v2"
 
 
@@ -374,15 +400,18 @@ def test_benchmark_runs_on_cpu_with_tiny_sizes(tmp_path: Path, cache_dir: Path) 
         [
             "--device", "cpu", "--lengths", "16,32", "--budgets", "256,512",
             "--chunks", "8", "--repeats", "1", "--out", str(out),
+            "--precisions", "fp16,fp32,fp16-unfused",
         ]
     )  # fmt: skip
     result = json.loads(out.read_text())
     assert result["device"] == "cpu" and result["peak_fp16_tflops"] > 0
     runs = result["runs"]
     assert {(r["precision"], r["length"], r["budget"]) for r in runs} == {
-        (p, n, b) for p in ("fp16", "fp32") for n in (16, 32) for b in (256, 512)
+        (p, n, b) for p in ("fp16", "fp32", "fp16-unfused") for n in (16, 32) for b in (256, 512)
     }
+    assert set(result["fused_over_unfused_fp16_tokens_per_s"]) == {"L16", "L32"}
     for run in runs:
         assert run["tokens_per_s"] > 0 and run["chunks_per_s"] > 0
         assert run["percent_of_fp16_peak"] > 0
-    assert result["agreement"]["min_cosine"] >= 0.999
+    agreement = result["agreement"]
+    assert agreement["min_cosine"] >= 0.999 and agreement["fp16-unfused"]["min_cosine"] >= 0.999

@@ -4,7 +4,8 @@
 #   1. fp16 and fp32 vectors on CUDA against the shipped graph on the CPU provider (cosine over
 #      512 real code chunks) with a short benchmark: $OUT/quick_gpu_encoder.json;
 #   2. the benchmark (benches/speed/gpu_encoder.py): tokens/s, chunks/s and % of the fp16 FLOP
-#      bound at lengths 64/128/256 and budgets 8k-128k tokens, fp16 and fp32:
+#      bound at lengths 64/128/256 and budgets 8k-128k tokens, fp16 and fp32 (attention fused,
+#      as sharc runs them) and fp16 with the exported attention:
 #      $OUT/speed_gpu_encoder.json (copy it to benches/results/ to commit it).
 #   The log is $OUT/check.log.
 #
@@ -74,7 +75,7 @@ timeout 150 "$PYTHON" -m benches.speed.gpu_encoder --device "$device" --lengths 
 echo "exit $?"
 
 echo "== 2. the benchmark"
-timeout 300 "$PYTHON" -m benches.speed.gpu_encoder --device "$device" \
+timeout 300 "$PYTHON" -m benches.speed.gpu_encoder --device "$device" --repeats 2 \
     --out "$OUT/speed_gpu_encoder.json" "${sizes[@]}"
 status=$?
 echo "exit $status"

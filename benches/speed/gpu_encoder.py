@@ -1,6 +1,7 @@
 """Encoder throughput on a GPU: the default model's fp16 and fp32 graphs (pooling inside the
 graph, IO binding), at several sequence lengths and batch token budgets, against the device's
-fp16 FLOP bound.
+fp16 FLOP bound. ``fp16`` and ``fp32`` are the graphs load_embedder runs (attention fused into
+MultiHeadAttention); ``fp16-unfused`` keeps the exported attention, to show what fusing gives.
 
 Sequences are windows of exactly ``length`` tokens ([CLS] + ``length - 2`` tokens of real
 Python source + [SEP]), so no token is padding; the clock covers the encoder calls, the copies of
@@ -139,9 +140,39 @@ def agreement(device: str, embedders: dict[str, Any], texts: list[str]) -> dict[
     return result
 
 
+def load_variant(variant: str, device: str, budget: int) -> Any:
+    """``fp16`` / ``fp32``: what load_embedder gives (attention fused); ``fp16-unfused`` /
+    ``fp32-unfused``: the same graph with the exported attention left as it is."""
+    from sharc import embedding
+
+    precision, _, unfused = variant.partition("-")
+    if not unfused:
+        return embedding.load_embedder(
+            device=device, precision=precision, batch_tokens=budget, io_binding=True
+        )
+    config, _ = embedding.model_config(None)
+    source = embedding._default_model_path()
+    path = embedding.prepare_gpu_model(source, precision=precision, fused=False)  # type: ignore[arg-type]
+    tokenizer = embedding._load_tokenizer(
+        embedding.MINILM_DIRECTORY / config.tokenizer_file, config.tokenizer_sha256, True
+    )
+    providers = embedding._choose_providers(device, None)
+    session = embedding._create_session(path, path.read_bytes(), providers, None)
+    return embedding.Embedder(
+        config,
+        session,
+        tokenizer,
+        model_path=path,
+        quantized=False,
+        batch_tokens=budget,
+        precision=precision,
+        io_binding=True,
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     import onnxruntime
-    from sharc.embedding import GPU_BATCH_ROWS, Embedder, load_embedder
+    from sharc.embedding import GPU_BATCH_ROWS, Embedder
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
@@ -149,9 +180,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--budgets", default="8192,16384,32768,65536,131072", help="padded tokens per call"
     )
-    parser.add_argument("--precisions", default="fp16,fp32")
     parser.add_argument(
-        "--chunks", type=int, default=0, help="sequences per run (default: 2M tokens' worth)"
+        "--precisions",
+        default="fp16,fp32,fp16-unfused",
+        help="fp16, fp32 (attention fused, as loaded), fp16-unfused, fp32-unfused",
+    )
+    parser.add_argument(
+        "--chunks", type=int, default=0, help="sequences per run (default: 1M tokens' worth)"
     )
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--agreement-chunks", type=int, default=0, help="default: 512 (cuda)")
@@ -185,11 +220,9 @@ def main(argv: list[str] | None = None) -> int:
     embedders: dict[str, Embedder] = {}
     windows: dict[int, list[list[int]]] = {}
     for precision in precisions:
-        embedder = load_embedder(
-            device=args.device, precision=precision, batch_tokens=budgets[0], io_binding=True
-        )
+        embedder = load_variant(precision, args.device, budgets[0])
         assert isinstance(embedder, Embedder)
-        if embedder.device != args.device or embedder.precision != precision:
+        if embedder.device != args.device or embedder.precision != precision.split("-")[0]:
             raise SystemExit(
                 f"asked for {precision} on {args.device}, got {embedder!r}; is"
                 " onnxruntime-gpu installed and the onnx package present?"
@@ -200,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
             embedder._batch_tokens = budget
             embedder._batch_rows = GPU_BATCH_ROWS
             for length in lengths:
-                count = args.chunks or max(1, 2_000_000 // length)
+                count = args.chunks or max(1, 1_000_000 // length)
                 if length not in windows:
                     windows[length] = token_windows(embedder, corpus, length, count)
                 sequences = windows[length]
@@ -246,15 +279,17 @@ def main(argv: list[str] | None = None) -> int:
         for precision in precisions
         for length in lengths
     }
-    speedup = {
-        f"L{length}": round(
-            best_runs[f"fp16_L{length}"]["tokens_per_s"]
-            / best_runs[f"fp32_L{length}"]["tokens_per_s"],
-            3,
-        )
-        for length in lengths
-        if "fp16" in precisions and "fp32" in precisions
-    }
+
+    def ratio(a: str, b: str) -> dict[str, float]:
+        if a not in precisions or b not in precisions:
+            return {}
+        return {
+            f"L{n}": round(
+                best_runs[f"{a}_L{n}"]["tokens_per_s"] / best_runs[f"{b}_L{n}"]["tokens_per_s"], 3
+            )
+            for n in lengths
+        }
+
     result = {
         "benchmark": "gpu_encoder",
         "command": "python -m benches.speed.gpu_encoder " + " ".join(argv or sys.argv[1:]),
@@ -269,7 +304,8 @@ def main(argv: list[str] | None = None) -> int:
         "peak_source": peak_source,
         "runs": runs,
         "best": best_runs,
-        "fp16_over_fp32_tokens_per_s": speedup,
+        "fp16_over_fp32_tokens_per_s": ratio("fp16", "fp32"),
+        "fused_over_unfused_fp16_tokens_per_s": ratio("fp16", "fp16-unfused"),
         "agreement": checked,
         "machine": machine(),
     }

@@ -521,6 +521,7 @@ def load_embedder(
     automatic = precision == "auto" and quantized is None and requested_precision() == "auto"
     chosen_precision = _resolve_precision(precision, quantized, default, on_gpu=on_gpu)
     model_bytes = _read_model(model_path, config.model_sha256, default)
+    original_path = model_path
     if chosen_precision == "int8":
         try:
             model_path, model_bytes = _quantized_model(
@@ -551,7 +552,17 @@ def load_embedder(
                 "using the original model: %s", error
             )
             chosen_precision = "fp32"
-    session = _create_session(model_path, model_bytes, chosen, threads)
+    try:
+        session = _create_session(model_path, model_bytes, chosen, threads)
+    except ModelError as error:
+        if not (automatic and chosen_precision == "fp16"):
+            raise
+        # A provider that cannot run the fp16 copy (a kernel missing on this GPU, say).
+        log.warning("using the original model: %s", error)
+        chosen_precision = "fp32"
+        model_path = original_path
+        model_bytes = _read_model(model_path, config.model_sha256, default)
+        session = _create_session(model_path, model_bytes, chosen, threads)
     return Embedder(
         config,
         session,
@@ -877,10 +888,13 @@ def gpu_model_path(
     precision: Precision = "fp16",
     pooling: str = "mean",
     cache_dir: Path | None = None,
+    *,
+    fused: bool = True,
 ) -> Path:
-    """Where the GPU copy (``precision``, ``pooling`` inside the graph) of the model with this
-    sha256 is cached."""
-    return _cache_target(cache_dir) / f"{source_sha256[:32]}-{gpu_recipe(precision, pooling)}.onnx"
+    """Where the GPU copy (``precision``, ``pooling`` inside the graph, attention ``fused``) of
+    the model with this sha256 is cached."""
+    recipe = gpu_recipe(precision, pooling, fused=fused)
+    return _cache_target(cache_dir) / f"{source_sha256[:32]}-{recipe}.onnx"
 
 
 def prepare_gpu_model(
@@ -889,14 +903,15 @@ def prepare_gpu_model(
     precision: Precision = "fp16",
     pooling: str = "mean",
     output: str = "last_hidden_state",
+    fused: bool = True,
     source_sha256: str | None = None,
     source_bytes: bytes | None = None,
     cache_dir: Path | None = None,
 ) -> Path:
     """The GPU copy of ``source`` (`sharc.gpu_encoder.gpu_graph`: weights folded to floats,
-    float16 for ``precision="fp16"``, ``pooling`` and normalisation inside the graph), built
-    once and cached like :func:`prepare_quantized_model`. Needs the ``onnx`` package; the fp16
-    conversion takes a few seconds."""
+    attention fused unless ``fused=False``, float16 for ``precision="fp16"``, ``pooling`` and
+    normalisation inside the graph), built once and cached like
+    :func:`prepare_quantized_model`. Needs the ``onnx`` package; takes a few seconds."""
     return _gpu_model(
         source,
         source_bytes,
@@ -904,6 +919,7 @@ def prepare_gpu_model(
         precision=precision,
         pooling=pooling,
         output=output,
+        fused=fused,
         cache_dir=cache_dir,
     )[0]
 
@@ -917,6 +933,7 @@ def _gpu_model(
     pooling: str,
     output: str,
     cache_dir: Path | None,
+    fused: bool = True,
 ) -> tuple[Path, bytes]:
     def build(original: bytes) -> bytes:
         try:
@@ -927,7 +944,9 @@ def _gpu_model(
                 " hint: pip install onnx, or load with precision='fp32'"
             ) from error
         try:
-            return gpu_graph(original, precision=precision, pooling=pooling, output=output)
+            return gpu_graph(
+                original, precision=precision, pooling=pooling, output=output, fused=fused
+            )
         except Exception as error:  # onnx and its converters raise untyped exceptions
             raise ModelError(
                 f"preparing the {precision} copy of {source} failed ({error}); load with"
@@ -939,7 +958,7 @@ def _gpu_model(
         data,
         source_sha256,
         cache_dir,
-        recipe=gpu_recipe(precision, pooling),
+        recipe=gpu_recipe(precision, pooling, fused=fused),
         build=build,
         what=precision,
         instead="precision='fp32'",

@@ -5,11 +5,14 @@ result like the int8 CPU copy):
 
 1. weights stored as int8 with a dequantizing ``Cast`` and ``Mul`` (the shipped MiniLM) are
    folded into plain float tensors, so that the GPU multiplies them directly;
-2. for ``precision="fp16"`` every float tensor and operator becomes float16, except the graph's
+2. each layer's attention, exported as some twenty reshapes, scalings, masks and MatMuls that
+   write ``[batch, heads, tokens, tokens]`` tensors several times over, becomes one
+   ``com.microsoft.MultiHeadAttention`` node (fused kernels on CUDA), given the attention mask;
+3. for ``precision="fp16"`` every float tensor and operator becomes float16, except the graph's
    inputs and outputs, which stay as they were (int64 ids, float32 vectors): the float32 token
    output costs one cast on the device and lets late chunking and the pooling below sum in
    float32;
-3. pooling and L2 normalisation are appended to the graph as a second output,
+4. pooling and L2 normalisation are appended to the graph as a second output,
    :data:`POOLED_OUTPUT` ``[batch, dimension]``, so that independent chunks come back from the
    device as one small row each instead of ``[batch, tokens, dimension]`` token vectors.
 
@@ -42,16 +45,21 @@ POOLED_OUTPUT = "sharc_sentence_embedding"
 GPU_RECIPE_VERSION = "v1"
 
 
-def gpu_recipe(precision: Precision, pooling: str) -> str:
-    """The recipe part of a cached GPU copy's file name, e.g. ``fp16-mean-pooled-v1``."""
-    return f"{precision}-{pooling}-pooled-{GPU_RECIPE_VERSION}"
+def gpu_recipe(precision: Precision, pooling: str, *, fused: bool = True) -> str:
+    """The recipe part of a cached GPU copy's file name, e.g. ``fp16-mha-mean-pooled-v1``."""
+    return f"{precision}-{'mha-' if fused else ''}{pooling}-pooled-{GPU_RECIPE_VERSION}"
 
 
 # -- the graph --------------------------------------------------------------------------------
 
 
-def gpu_graph(data: bytes, *, precision: Precision, pooling: str, output: str) -> bytes:
+def gpu_graph(
+    data: bytes, *, precision: Precision, pooling: str, output: str, fused: bool = True
+) -> bytes:
     """The serialized GPU copy of the ONNX model ``data`` (see the module's docstring).
+
+    ``fused`` replaces each layer's attention by one MultiHeadAttention node
+    (:func:`fuse_attention`) where the pattern is recognised.
 
     ``output`` names the model's token output ``[batch, tokens, dimension]`` and ``pooling``
     (``mean``, ``cls`` or ``last``) how :data:`POOLED_OUTPUT` is made from it. Raises
@@ -63,6 +71,8 @@ def gpu_graph(data: bytes, *, precision: Precision, pooling: str, output: str) -
     if output not in [o.name for o in model.graph.output]:
         raise ValueError(f"the model has no output {output!r}")
     fold_int8_weights(model)
+    if fused:
+        fuse_attention(model)
     if precision == "fp16":
         model = to_float16(model)
     elif precision != "fp32":
@@ -116,6 +126,198 @@ def fold_int8_weights(model: Any, *, into: frozenset[str] | None = None) -> int:
     del graph.initializer[:]
     graph.initializer.extend(tensors)
     return len(folded)
+
+
+def fuse_attention(model: Any) -> int:
+    """Replace each layer's unfused attention by one ``com.microsoft.MultiHeadAttention`` node.
+
+    The exported graph computes attention as separate reshapes, transposes, scalings, two
+    MatMuls, a mask, a Softmax and a NaN guard, writing ``[batch, heads, tokens, tokens]``
+    tensors several times (onnxruntime's own attention fusion does not recognise this export).
+    The fused node takes the three projections and the attention mask and runs one kernel
+    (flash or memory-efficient attention on CUDA). A layer is fused when, from its Softmax,
+    the pattern reads: scores = MatMul(q', k') + mask bias, where q' and k' are reshapes,
+    transposes and scalings of Add outputs (the projections, scaled by 1/sqrt(head size) in
+    all), and the probabilities' MatMul with v' is transposed and reshaped back to
+    ``[batch, tokens, hidden]``. Returns how many layers were fused.
+    """
+    from onnx import TensorProto, helper, numpy_helper
+
+    graph = model.graph
+    if "attention_mask" not in [i.name for i in graph.input]:
+        return 0
+    initializers = {t.name: t for t in graph.initializer}
+    producers = {output: node for node in graph.node for output in node.output}
+    consumers: dict[str, list[Any]] = {}
+    for node in graph.node:
+        for name in node.input:
+            consumers.setdefault(name, []).append(node)
+
+    def constant(name: str) -> np.ndarray | None:
+        if name in initializers:
+            return numpy_helper.to_array(initializers[name])
+        node = producers.get(name)
+        if node is not None and node.op_type == "Constant":
+            return numpy_helper.to_array(node.attribute[0].t)
+        return None
+
+    def projection(name: str) -> tuple[str, float] | None:
+        """The Add output ``name`` is reshaped/transposed/scaled from, and the scale applied."""
+        scale = 1.0
+        for _ in range(8):
+            node = producers.get(name)
+            if node is None:
+                return None
+            if node.op_type == "Add":
+                return name, scale
+            if node.op_type in ("Reshape", "Transpose"):
+                name = node.input[0]
+            elif node.op_type == "Mul":
+                values = [constant(x) for x in node.input]
+                if values[1] is not None and values[1].size == 1:
+                    scale *= float(values[1].reshape(()))
+                    name = node.input[0]
+                elif values[0] is not None and values[0].size == 1:
+                    scale *= float(values[0].reshape(()))
+                    name = node.input[1]
+                else:
+                    return None
+            else:
+                return None
+        return None
+
+    def single(name: str, op: str) -> Any:
+        users = consumers.get(name, [])
+        return users[0] if len(users) == 1 and users[0].op_type == op else None
+
+    fused: list[tuple[Any, list[str], str, int]] = []  # (softmax, [q, k, v], output, head)
+    for softmax in [n for n in graph.node if n.op_type == "Softmax"]:
+        add = producers.get(softmax.input[0])
+        if add is None or add.op_type != "Add":
+            continue
+        scores = next(
+            (
+                producers[x]
+                for x in add.input
+                if x in producers and producers[x].op_type == "MatMul"
+            ),
+            None,
+        )
+        if scores is None:
+            continue
+        q, k = projection(scores.input[0]), projection(scores.input[1])
+        # The NaN guard (rows with every key masked) ends in a Where before the second MatMul.
+        probabilities = softmax.output[0]
+        where = next((u for u in consumers.get(probabilities, []) if u.op_type == "Where"), None)
+        if where is not None:
+            probabilities = where.output[0]
+        context = single(probabilities, "MatMul")
+        if q is None or k is None or context is None:
+            continue
+        v = projection(context.input[1])
+        transpose = single(context.output[0], "Transpose")
+        reshape = transpose and single(transpose.output[0], "Reshape")
+        if v is None or reshape is None or v[1] != 1.0:
+            continue
+        head_size = _head_size(constant, producers, q[0], consumers)
+        if head_size is None or abs(q[1] * k[1] - head_size**-0.5) > 1e-4 * head_size**-0.5:
+            continue
+        fused.append((softmax, [q[0], k[0], v[0]], reshape.output[0], head_size))
+
+    if not fused:
+        return 0
+    mask = _name("mask_int32")
+    graph.node.append(helper.make_node("Cast", ["attention_mask"], [mask], to=TensorProto.INT32))
+    for number, (_, (q_name, k_name, v_name), output, head_size) in enumerate(fused):
+        hidden = _projection_width(producers, initializers, q_name)
+        graph.node.append(
+            helper.make_node(
+                "MultiHeadAttention",
+                [q_name, k_name, v_name, "", mask],
+                [output],
+                name=_name(f"attention_{number}"),
+                domain="com.microsoft",
+                num_heads=hidden // head_size,
+            )
+        )
+    replaced = {output for _, _, output, _ in fused}
+    kept = [
+        node
+        for node in graph.node
+        if node.op_type == "MultiHeadAttention" or not (set(node.output) & replaced)
+    ]
+    del graph.node[:]
+    graph.node.extend(_topological(kept))
+    _drop_dead_nodes(graph)
+    if not any(o.domain == "com.microsoft" for o in model.opset_import):
+        model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+    return len(fused)
+
+
+def _head_size(constant: Any, producers: dict[str, Any], q: str, consumers: Any) -> int | None:
+    """The last dimension of the Reshape that splits projection ``q`` into heads."""
+    for user in consumers.get(q, []):
+        if user.op_type != "Reshape":
+            continue
+        shape = constant(user.input[1])
+        if shape is None:
+            concat = producers.get(user.input[1])
+            if concat is None or concat.op_type != "Concat":
+                continue
+            shape = constant(concat.input[-1])
+        if shape is not None and int(np.asarray(shape).reshape(-1)[-1]) > 0:
+            return int(np.asarray(shape).reshape(-1)[-1])
+    return None
+
+
+def _projection_width(producers: dict[str, Any], initializers: dict[str, Any], name: str) -> int:
+    """The width of a projection ``Add(MatMul(x, W), b)``: the bias's length."""
+    add = producers[name]
+    for operand in add.input:
+        if operand in initializers:
+            return int(initializers[operand].dims[-1])
+    raise ValueError(f"projection {name} has no bias initializer")
+
+
+def _topological(nodes: list[Any]) -> list[Any]:
+    """``nodes`` ordered so that each comes after the producers of its inputs."""
+    produced = {output: i for i, node in enumerate(nodes) for output in node.output}
+    order: list[Any] = []
+    state: dict[int, int] = {}
+    for start in range(len(nodes)):
+        stack = [(start, 0)]
+        while stack:
+            index, position = stack.pop()
+            if state.get(index) == 2:
+                continue
+            state[index] = 1
+            inputs = nodes[index].input
+            while position < len(inputs):
+                producer = produced.get(inputs[position])
+                position += 1
+                if producer is not None and state.get(producer) is None:
+                    stack.append((index, position))
+                    stack.append((producer, 0))
+                    break
+            else:
+                state[index] = 2
+                order.append(nodes[index])
+    return order
+
+
+def _drop_dead_nodes(graph: Any) -> None:
+    """Remove nodes and initializers no graph output depends on."""
+    needed = {o.name for o in graph.output}
+    alive = []
+    for node in reversed(list(graph.node)):
+        if set(node.output) & needed:
+            alive.append(node)
+            needed.update(x for x in node.input if x)
+    del graph.node[:]
+    graph.node.extend(reversed(alive))
+    tensors = [t for t in graph.initializer if t.name in needed]
+    del graph.initializer[:]
+    graph.initializer.extend(tensors)
 
 
 def to_float16(model: Any) -> Any:
