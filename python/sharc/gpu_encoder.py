@@ -7,7 +7,7 @@ result like the int8 CPU copy):
    folded into plain float tensors, so that the GPU multiplies them directly;
 2. each layer's attention, exported as some twenty reshapes, scalings, masks and MatMuls that
    write ``[batch, heads, tokens, tokens]`` tensors several times over, becomes one
-   ``com.microsoft.MultiHeadAttention`` node (fused kernels on CUDA), given the attention mask;
+   ``com.microsoft.MultiHeadAttention`` node (fused kernels on CUDA), given each row's length;
 3. for ``precision="fp16"`` every float tensor and operator becomes float16, except the graph's
    inputs and outputs, which stay as they were (int64 ids, float32 vectors): the float32 token
    output costs one cast on the device and lets late chunking and the pooling below sum in
@@ -226,14 +226,28 @@ def fuse_attention(model: Any) -> int:
 
     if not fused:
         return 0
-    mask = _name("mask_int32")
-    graph.node.append(helper.make_node("Cast", ["attention_mask"], [mask], to=TensorProto.INT32))
+    # The mask as each row's length ([batch] int32): sharc pads on the right, and this is the
+    # form onnxruntime's fused fp16 CUDA kernels (TensorRT fused attention, cuDNN SDPA) take; a
+    # [batch, tokens] mask sends MultiHeadAttention to slower paths. Counted in float32, which
+    # every provider reduces.
+    mask = _name("mask_float")
+    graph.node.append(helper.make_node("Cast", ["attention_mask"], [mask], to=TensorProto.FLOAT))
+    opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 13)
+    counted = _name("mask_length_float")
+    if opset >= 13:
+        axes = _name("mask_length_axes")
+        graph.initializer.append(numpy_helper.from_array(np.array([1], np.int64), axes))
+        graph.node.append(helper.make_node("ReduceSum", [mask, axes], [counted], keepdims=0))
+    else:
+        graph.node.append(helper.make_node("ReduceSum", [mask], [counted], axes=[1], keepdims=0))
+    lengths = _name("mask_length")
+    graph.node.append(helper.make_node("Cast", [counted], [lengths], to=TensorProto.INT32))
     for number, (_, (q_name, k_name, v_name), output, head_size) in enumerate(fused):
         hidden = _projection_width(producers, initializers, q_name)
         graph.node.append(
             helper.make_node(
                 "MultiHeadAttention",
-                [q_name, k_name, v_name, "", mask],
+                [q_name, k_name, v_name, "", lengths],
                 [output],
                 name=_name(f"attention_{number}"),
                 domain="com.microsoft",
