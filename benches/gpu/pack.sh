@@ -48,7 +48,7 @@ cp -r "$model_dir" "$dir/stage/site/"
 cp python/sharc/_core.abi3.so "$dir/stage/_core.abi3.so"
 strip --strip-unneeded "$dir/stage/_core.abi3.so" 2>/dev/null || true
 
-tar -C "$dir/stage" -cf - . | xz -6 -T0 >"$dir/bundle.tar.xz"
+tar -C "$dir/stage" -cf - . | xz "-${XZ_LEVEL:-3}" -T0 >"$dir/bundle.tar.xz"
 split -b "${PART_MB}m" -d -a 1 "$dir/bundle.tar.xz" "$dir/part-"
 rm -rf "$dir/stage" "$dir/wheel" "$dir/bundle.tar.xz"
 ls -l "$dir"
