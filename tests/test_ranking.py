@@ -24,6 +24,7 @@ from sharc.ranking import (
     normalize_scores,
     query_identifiers,
     rank,
+    rank_hits,
     reciprocal_rank_fusion,
     score_fusion,
     wants_config,
@@ -31,9 +32,10 @@ from sharc.ranking import (
     wants_tests,
     weights_for,
 )
-from sharc.ranking.boosts import apply_boosts, boost_factor
+from sharc.ranking.boosts import apply_boosts, boost_bound, boost_factor
 from sharc.ranking.coherence import apply_coherence
-from sharc.ranking.penalties import apply_penalties, penalty_factor
+from sharc.ranking.learned import FEATURES, LinearWeights, features
+from sharc.ranking.penalties import apply_penalties, penalty_bound, penalty_factor
 
 
 @dataclass(frozen=True)
@@ -602,3 +604,90 @@ def test_a_capitalised_name_prefers_its_type_over_constructors_and_extensions() 
     # A lowercase name is a function's: no type preference.
     lower = Candidate("l", "src/x.py", "parse", kind="class")
     assert rerank_adjustments(lower, QueryIntent.of("parse"), settings) == pytest.approx(1.6)
+
+
+# Bounded reading: a search reads records only while an unread one could still reach its top
+
+
+def _many_candidates() -> tuple[dict[str, Candidate], list[tuple[str, float]]]:
+    records = {}
+    hits = []
+    for number in range(300):
+        path = f"src/m{number % 37}.py" if number % 5 else f"tests/test_m{number % 11}.py"
+        symbol = "parse_config" if number in (150, 240) else f"helper_{number}"
+        records[f"c{number}"] = Candidate(
+            f"c{number}", path, symbol, fqn=symbol, end_line=1 + number % 7
+        )
+        hits.append((f"c{number}", 300.0 - number))
+    return records, hits
+
+
+def test_bounded_reading_gives_the_same_top_and_reads_less() -> None:
+    records, keyword_hits = _many_candidates()
+    semantic_hits = [(chunk_id, score / 300) for chunk_id, score in reversed(keyword_hits)]
+    for query in ("parse config", "parse_config", "where is config parsed", "m3"):
+        read_ids: list[int] = []
+
+        def read(ids: list[str]) -> dict[str, Candidate]:
+            read_ids.append(len(ids))
+            return {i: records[i] for i in ids}
+
+        hits = {KEYWORD: keyword_hits[:100], SEMANTIC: semantic_hits[:100]}
+        whole = rank_hits(query, hits, read)
+        read_all = sum(read_ids)
+        read_ids.clear()
+        for limit in (1, 10, 30):
+            bounded = rank_hits(query, hits, read, limit=limit)
+            assert bounded.candidates[:limit] == whole.candidates[:limit], (query, limit)
+        assert sum(read_ids) < 3 * read_all
+
+
+def test_bounds_cover_every_boost_and_penalty() -> None:
+    records, hits = _many_candidates()
+    settings = RankingSettings(test_factor=1.2)  # a "penalty" that lifts
+    for query in ("parse_config", "parse config", "Config::parse_config"):
+        intent = QueryIntent.of(query, fused=True)
+        bound = boost_bound(intent, settings) * penalty_bound(settings)
+        for chunk in records.values():
+            lift = boost_factor(chunk, intent, settings) * penalty_factor(chunk, intent, settings)
+            assert lift <= bound + 1e-12
+
+
+# The learned combination
+
+
+def test_learned_features_one_row_per_candidate() -> None:
+    records, hits = _many_candidates()
+    intent = QueryIntent.of("parse config", fused=True)
+    ranked = [(records[i], 1.0 - n / 300) for n, (i, _) in enumerate(hits)]
+    semantic = [(i, 0.9 - n / 1000) for n, (i, _) in enumerate(hits[100:200])]
+    arm_hits = {KEYWORD: hits[:100], SEMANTIC: semantic}
+    rows = features(ranked, arm_hits, intent, DEFAULT_SETTINGS)
+    assert len(rows) == len(ranked) and {len(row) for row in rows} == {len(FEATURES)}
+    named = dict(zip(FEATURES, rows[150]))
+    assert named["name_words"] == 1.0 and named["keyword"] == 0.0 and named["semantic"] > 0
+    assert dict(zip(FEATURES, rows[0]))["test"] == 1.0  # c0 lives in tests/
+    assert len(features(ranked, arm_hits, intent, DEFAULT_SETTINGS, depth=10)) == 10
+
+
+def test_learned_combination_orders_by_its_weights() -> None:
+    records, hits = _many_candidates()
+    read = lambda ids: {i: records[i] for i in ids}  # noqa: E731
+    arm_hits = {KEYWORD: hits[:100], SEMANTIC: [(i, s / 300) for i, s in hits[:100]]}
+    # Weighing only fragments: the one-line chunks come first, in hand-tuned order.
+    settings = RankingSettings(
+        combination="learned", learned_weights=(("fragment", 5.0), ("hand", 0.1))
+    )
+    ranked = rank_hits("where is it", arm_hits, read, settings=settings, max_per_file=None)
+    lines = [chunk.end_line - chunk.start_line + 1 for chunk, _ in ranked.candidates]
+    assert lines[0] <= 2 and all(0.0 <= score <= 1.0 for _, score in ranked.candidates)
+    with pytest.raises(ValueError, match="unknown ranking features"):
+        LinearWeights((("nonsense", 1.0),)).vector()
+    with pytest.raises(ValueError, match="combination"):
+        RankingSettings(combination="magic")
+
+
+def test_shipped_learned_weights_name_known_features() -> None:
+    from sharc.ranking.learned_weights import WEIGHTS
+
+    assert LinearWeights(WEIGHTS).vector()

@@ -23,7 +23,7 @@ from sharc.ranking.fusion import (
     weights_for,
 )
 from sharc.ranking.penalties import is_generated_path, is_test_path, is_vendored_path
-from sharc.ranking.pipeline import Ranking, candidate_depth, rank
+from sharc.ranking.pipeline import Ranking, candidate_depth, rank, rank_hits
 from sharc.ranking.query import (
     STOPWORDS,
     QueryIntent,
@@ -64,6 +64,7 @@ __all__ = [
     "qualified_names",
     "query_identifiers",
     "rank",
+    "rank_hits",
     "reciprocal_rank_fusion",
     "score_fusion",
     "wants_config",

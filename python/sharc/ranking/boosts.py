@@ -8,6 +8,7 @@ import math
 import posixpath
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from sharc.ranking.query import QueryIntent, content_words
 from sharc.ranking.records import EXTENDING_KINDS, TYPE_KINDS, C, RankedChunk, Scored
@@ -51,45 +52,114 @@ def _squashed(name: str) -> str:
     return re.sub(r"[_\-]", "", name).lower()
 
 
+@dataclass(frozen=True, slots=True)
+class DefinitionMatch:
+    """How a chunk defines an identifier the query names (all False: it does not)."""
+
+    #: The chunk's symbol is the name as written, or only case-insensitively.
+    exact: bool = False
+    case_insensitive: bool = False
+    #: Its qualified name ends with the query's qualified name (`Web::Engine`).
+    qualified: bool = False
+    #: It defines a type the capitalised name stands for (class, struct, trait...).
+    type_definition: bool = False
+    #: It only extends a type defined elsewhere (`impl`, `extension`).
+    extending: bool = False
+    #: Its file is named after it (`engine.rb` for `Engine`).
+    definition_file: bool = False
+
+    @property
+    def matched(self) -> bool:
+        return self.exact or self.case_insensitive
+
+
+NO_DEFINITION = DefinitionMatch()
+
+
+def definition_match(chunk: RankedChunk, intent: QueryIntent) -> DefinitionMatch:
+    """Whether and how `chunk` defines an identifier the query names."""
+    if not intent.identifiers or not chunk.symbol:
+        return NO_DEFINITION
+    exact = chunk.symbol in intent.identifiers
+    if not exact and chunk.symbol.lower() not in {name.lower() for name in intent.identifiers}:
+        return NO_DEFINITION
+    fqn = "." + chunk.fqn
+    kind = getattr(chunk, "kind", "")
+    stem = posixpath.basename(chunk.path).split(".", 1)[0]
+    return DefinitionMatch(
+        exact=exact,
+        case_insensitive=not exact,
+        qualified=any(fqn.endswith("." + ".".join(segments)) for segments in intent.qualified),
+        extending=kind in EXTENDING_KINDS,
+        type_definition=kind in TYPE_KINDS and chunk.symbol[:1].isupper(),
+        definition_file=_squashed(stem) == _squashed(chunk.symbol),
+    )
+
+
 def definition_factor(chunk: RankedChunk, intent: QueryIntent, settings: RankingSettings) -> float:
     """The lift of a chunk that defines an identifier the query names: its symbol is the name
     (case-insensitively: half the lift), more when its qualified name ends with the query's
     qualified name, when it defines a type the capitalised name stands for (less when it only
     extends one) and when its file is named after it."""
-    if not intent.identifiers or not chunk.symbol:
+    match = definition_match(chunk, intent)
+    if not match.matched:
         return 1.0
-    if chunk.symbol in intent.identifiers:
-        factor = settings.symbol_match_factor
-    elif chunk.symbol.lower() in {name.lower() for name in intent.identifiers}:
+    factor = settings.symbol_match_factor
+    if match.case_insensitive:
         factor = (1.0 + settings.symbol_match_factor) / 2
-    else:
-        return 1.0
-    fqn = "." + chunk.fqn
-    if any(fqn.endswith("." + ".".join(segments)) for segments in intent.qualified):
+    if match.qualified:
         factor *= settings.qualified_match_factor
-    kind = getattr(chunk, "kind", "")
-    if kind in EXTENDING_KINDS:
+    if match.extending:
         factor *= settings.extending_definition_factor
-    elif kind in TYPE_KINDS and chunk.symbol[:1].isupper():
+    elif match.type_definition:
         factor *= settings.type_definition_factor
-    stem = posixpath.basename(chunk.path).split(".", 1)[0]
-    if _squashed(stem) == _squashed(chunk.symbol):
+    if match.definition_file:
         factor *= settings.definition_file_factor
     return factor
 
 
 def boost_factor(chunk: RankedChunk, intent: QueryIntent, settings: RankingSettings) -> float:
     """Every boost of one chunk, compounded."""
+    return chunk_boost(chunk, intent, settings) * path_boost(chunk.path, intent, settings)
+
+
+def chunk_boost(chunk: RankedChunk, intent: QueryIntent, settings: RankingSettings) -> float:
+    """The boosts of what the chunk defines: the query's identifier, or a name of its words."""
     factor = definition_factor(chunk, intent, settings)
     if intent.words and chunk.symbol and settings.name_words_lift:
         match = name_words_match(content_words(chunk.symbol), intent.words)
         factor *= 1.0 + settings.name_words_lift * match
+    return factor
+
+
+def path_boost(path: str, intent: QueryIntent, settings: RankingSettings) -> float:
+    """The boost of a file named by the query's words."""
     if intent.words and settings.path_words_lift:
-        factor *= 1.0 + settings.path_words_lift * path_words_match(chunk.path, intent.words)
+        return 1.0 + settings.path_words_lift * path_words_match(path, intent.words)
+    return 1.0
+
+
+def boost_bound(intent: QueryIntent, settings: RankingSettings) -> float:
+    """The largest factor `boost_factor` can give any chunk for this query."""
+    factor = 1.0
+    if intent.identifiers:
+        factor = max(1.0, settings.symbol_match_factor) * max(1.0, settings.definition_file_factor)
+        factor *= max(1.0, settings.type_definition_factor, settings.extending_definition_factor)
+        if intent.qualified:
+            factor *= max(1.0, settings.qualified_match_factor)
+    if intent.words:
+        factor *= (1.0 + settings.name_words_lift) * (1.0 + settings.path_words_lift)
     return factor
 
 
 def apply_boosts(
     candidates: Sequence[Scored[C]], intent: QueryIntent, settings: RankingSettings
 ) -> list[Scored[C]]:
-    return [(chunk, score * boost_factor(chunk, intent, settings)) for chunk, score in candidates]
+    by_path: dict[str, float] = {}  # a search's candidates share a few dozen files
+    boosted = []
+    for chunk, score in candidates:
+        path_factor = by_path.get(chunk.path)
+        if path_factor is None:
+            path_factor = by_path[chunk.path] = path_boost(chunk.path, intent, settings)
+        boosted.append((chunk, score * path_factor * chunk_boost(chunk, intent, settings)))
+    return boosted

@@ -94,22 +94,32 @@ def score_fusion(
     if total <= 0:
         return []
     for arm in sorted(ran, key=lambda arm: -weights.get(arm, 1.0)):
-        arm_hits = ran[arm]
         share = max(0.0, weights.get(arm, 1.0)) / total
-        best = arm_hits[0][1]
-        if len(arm_hits) < floor_rank and exhausted_floor and arm in exhausted_floor:
-            floor = exhausted_floor[arm]
-        else:
-            floor = arm_hits[min(floor_rank, len(arm_hits)) - 1][1]
-        spread = best - floor
-        seen: set[str] = set()
-        for item, raw in arm_hits:
-            if item in seen:
-                continue
-            seen.add(item)
-            normalised = min(1.0, max(0.0, (raw - floor) / spread)) if spread > 0 else 1.0
+        floor = (exhausted_floor or {}).get(arm)
+        for item, normalised in normalise_arm(ran[arm], floor_rank, floor).items():
             scores[item] = scores.get(item, 0.0) + share * normalised
     return sorted(scores.items(), key=lambda pair: -pair[1])
+
+
+def normalise_arm(
+    arm_hits: Sequence[tuple[str, float]], floor_rank: int = 100, exhausted_floor: float | None = None
+) -> dict[str, float]:
+    """One arm's hits min-max scaled to 0-1, in order: the best hit scores 1, the hit at
+    `floor_rank` 0 (or `exhausted_floor`, when given and the arm ran out before that rank);
+    an id repeated keeps its first (best) score."""
+    if not arm_hits:
+        return {}
+    best = arm_hits[0][1]
+    if len(arm_hits) < floor_rank and exhausted_floor is not None:
+        floor = exhausted_floor
+    else:
+        floor = arm_hits[min(floor_rank, len(arm_hits)) - 1][1]
+    spread = best - floor
+    normalised: dict[str, float] = {}
+    for item, raw in arm_hits:
+        if item not in normalised:
+            normalised[item] = min(1.0, max(0.0, (raw - floor) / spread)) if spread > 0 else 1.0
+    return normalised
 
 
 def fuse(

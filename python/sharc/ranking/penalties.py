@@ -42,6 +42,13 @@ _GENERATED_PATH = re.compile(
 )
 
 
+_DECLARATION_PATH = re.compile(
+    r"""\.d\.[cm]?ts$ | \.pyi$ | (^|/)[Ii]nterfaces?/ | [a-z]Interface\.\w+$
+    | (^|/)I[A-Z][a-z]\w*\.cs$     # C#'s IProfileExpression.cs""",
+    re.VERBOSE,
+)
+
+
 @functools.lru_cache(maxsize=1 << 16)  # a search classifies ~100 paths, mostly seen before
 def is_test_path(path: str) -> bool:
     """Test code by its path: `tests/`, `test_*.py`, `*_test.go`, `*.spec.js`, `FooTest.java`..."""
@@ -61,23 +68,40 @@ def is_vendored_path(path: str) -> bool:
 
 
 @functools.lru_cache(maxsize=1 << 16)
+def is_declaration_path(path: str) -> bool:
+    """Declarations without the code behind them: `*.d.ts`, `*.pyi` stubs, `Interfaces/`,
+    `RouteParserInterface.php`, C#'s `IMapper.cs`..."""
+    return bool(_DECLARATION_PATH.search(path.replace("\\", "/")))
+
+
+@functools.lru_cache(maxsize=1 << 16)
 def is_generated_path(path: str) -> bool:
     """Generated code by its path: `*_pb2.py`, `*.pb.go`, `*.generated.ts`, `*.min.js`..."""
     return bool(_GENERATED_PATH.search(path.replace("\\", "/")))
 
 
-def penalty_factor(chunk: RankedChunk, intent: QueryIntent, settings: RankingSettings) -> float:
-    """The product of the penalties that apply to one chunk (each at most once)."""
+def path_penalty(path: str, intent: QueryIntent, settings: RankingSettings) -> float:
+    """The penalties a chunk's path alone decides: tests, examples, generated, vendored."""
     factor = 1.0
-    path = chunk.path
     if not intent.tests and is_test_path(path):
         factor *= settings.test_factor
-    if getattr(chunk, "generated", False) or is_generated_path(path):
+    if is_generated_path(path):
         factor *= settings.generated_factor
     if is_vendored_path(path):
         factor *= settings.vendored_factor
     if not intent.examples and is_example_path(path):
         factor *= settings.example_factor
+    if intent.words and is_declaration_path(path):
+        factor *= settings.declaration_factor
+    return factor
+
+
+def chunk_penalty(chunk: RankedChunk, intent: QueryIntent, settings: RankingSettings) -> float:
+    """The penalties the chunk itself decides: docs, config, fragments, generated code the
+    path does not give away."""
+    factor = 1.0
+    if getattr(chunk, "generated", False) and not is_generated_path(chunk.path):
+        factor *= settings.generated_factor
     if chunk.tier == TIER_DOCS and not intent.docs:
         factor *= settings.docs_factor
     if chunk.tier == TIER_CONFIG and not intent.config:
@@ -89,7 +113,32 @@ def penalty_factor(chunk: RankedChunk, intent: QueryIntent, settings: RankingSet
     return factor
 
 
+def penalty_factor(chunk: RankedChunk, intent: QueryIntent, settings: RankingSettings) -> float:
+    """The product of the penalties that apply to one chunk (each at most once)."""
+    return path_penalty(chunk.path, intent, settings) * chunk_penalty(chunk, intent, settings)
+
+
+def penalty_bound(settings: RankingSettings) -> float:
+    """The largest factor `penalty_factor` can give (1 unless a penalty is set to lift)."""
+    factors = (
+        settings.test_factor, settings.example_factor, settings.generated_factor,
+        settings.vendored_factor, settings.docs_factor, settings.config_factor,
+        settings.fragment_factor, settings.declaration_factor,
+    )
+    bound = 1.0
+    for factor in factors:
+        bound *= max(1.0, factor)
+    return bound
+
+
 def apply_penalties(
     candidates: Sequence[Scored[C]], intent: QueryIntent, settings: RankingSettings
 ) -> list[Scored[C]]:
-    return [(chunk, score * penalty_factor(chunk, intent, settings)) for chunk, score in candidates]
+    by_path: dict[str, float] = {}  # a search's candidates share a few dozen files
+    penalised = []
+    for chunk, score in candidates:
+        path_factor = by_path.get(chunk.path)
+        if path_factor is None:
+            path_factor = by_path[chunk.path] = path_penalty(chunk.path, intent, settings)
+        penalised.append((chunk, score * path_factor * chunk_penalty(chunk, intent, settings)))
+    return penalised

@@ -10,10 +10,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic
 
-from sharc.ranking.boosts import apply_boosts
+from sharc.ranking.boosts import apply_boosts, boost_bound
 from sharc.ranking.coherence import apply_coherence
 from sharc.ranking.fusion import fuse
-from sharc.ranking.penalties import apply_penalties
+from sharc.ranking.learned import LinearWeights, apply_learned
+from sharc.ranking.penalties import apply_penalties, penalty_bound
 from sharc.ranking.query import QueryIntent, QueryKind, classify_query
 from sharc.ranking.records import C, Scored
 from sharc.ranking.settings import DEFAULT_SETTINGS, RankingSettings
@@ -51,22 +52,100 @@ def rank(
     max_per_file: int | None = 2,
 ) -> Ranking[C]:
     """Every stage in order over the candidates of `arms`; `accepts` filters records."""
-    kind = classify_query(query)
     depth = candidate_depth(limit, accepts is not None)
     hits = {name: arm(query, depth) for name, arm in arms.items()}
+    return rank_hits(
+        query, hits, read, settings=settings, accepts=accepts, include_tests=include_tests,
+        max_per_file=max_per_file, limit=limit,
+    )
+
+
+def rank_hits(
+    query: str,
+    hits: Mapping[str, Sequence[tuple[str, float]]],
+    read: RecordReader[C],
+    *,
+    settings: RankingSettings = DEFAULT_SETTINGS,
+    accepts: Callable[[C], bool] | None = None,
+    include_tests: bool | None = None,
+    max_per_file: int | None = 2,
+    limit: int | None = None,
+) -> Ranking[C]:
+    """The stages after the arms have answered: `hits` maps each arm to its `(id, score)`
+    hits, best first (benchmarks replay stored hits through here).
+
+    With a `limit`, the first `limit` candidates are exact, but the list may stop there:
+    records are read in blocks, best fused score first, until no unread candidate could reach
+    the top `limit` whatever its boosts (`_score_blocks`)."""
+    kind = classify_query(query)
     answered = tuple(name for name, arm_hits in hits.items() if arm_hits)
     fused = fuse(hits, kind, settings)
     intent = QueryIntent.of(query, kind, include_tests=include_tests, fused=len(answered) > 1)
-    records = read([chunk_id for chunk_id, _ in fused])
-    candidates = [
-        (records[chunk_id], score)
-        for chunk_id, score in fused
-        if chunk_id in records and (accepts is None or accepts(records[chunk_id]))
-    ]
-    candidates = apply_boosts(candidates, intent, settings)
-    candidates = apply_coherence(candidates, settings)
-    candidates = apply_penalties(candidates, intent, settings)
+    # Coherence and the learned combination read every candidate of a file or query.
+    whole = limit is None or settings.coherence_lift > 0 or settings.combination == "learned"
+    candidates = _score_blocks(
+        fused, read, intent, settings, accepts,
+        None if whole else (limit or 1, max_per_file or len(fused) or 1),
+    )
+    if settings.combination == "learned":
+        weights = LinearWeights.of(settings)
+        candidates = apply_learned(candidates, hits, intent, settings, weights)
     candidates.sort(key=lambda pair: -pair[1])
     if max_per_file:
         candidates = diversify(candidates, max_per_file=max_per_file)
-    return Ranking(candidates, tuple(arms), kind)
+    return Ranking(candidates, tuple(hits), kind)
+
+
+#: Records read per block by `_score_blocks`: a search reads one to three.
+READ_BLOCK = 64
+
+
+def _score_blocks(
+    fused: Sequence[tuple[str, float]],
+    read: RecordReader[C],
+    intent: QueryIntent,
+    settings: RankingSettings,
+    accepts: Callable[[C], bool] | None,
+    top: tuple[int, int] | None,
+) -> list[Scored[C]]:
+    """Boosts, coherence and penalties over the candidates of `fused`, read best first.
+
+    Without `top`, every candidate is read at once. With `top = (limit, max_per_file)` (and
+    coherence off, so each candidate's score is its own), records are read in blocks until the
+    next fused score times the largest lift any candidate can get (`boost_bound`,
+    `penalty_bound`) falls below the score of the `limit`-th candidate so far that shaping
+    keeps (at most `max_per_file` per file): shaping keeps higher-scored candidates of other
+    files ahead, so no unread candidate can enter the top `limit`."""
+    bound = boost_bound(intent, settings) * penalty_bound(settings)
+    candidates: list[Scored[C]] = []
+    block = len(fused) if top is None else READ_BLOCK
+    for start in range(0, len(fused), block):
+        if top is not None and start:
+            threshold = _kept_score(candidates, *top)
+            if threshold is not None and fused[start][1] * bound < threshold:
+                break
+        ids = [chunk_id for chunk_id, _ in fused[start : start + block]]
+        records = read(ids)
+        fresh = [
+            (records[chunk_id], score)
+            for chunk_id, score in fused[start : start + block]
+            if chunk_id in records and (accepts is None or accepts(records[chunk_id]))
+        ]
+        fresh = apply_boosts(fresh, intent, settings)
+        fresh = apply_coherence(fresh, settings)
+        candidates += apply_penalties(fresh, intent, settings)
+    return candidates
+
+
+def _kept_score(candidates: Sequence[Scored[C]], limit: int, max_per_file: int) -> float | None:
+    """The score of the `limit`-th candidate shaping keeps, or None if fewer."""
+    per_file: dict[str, int] = {}
+    kept = 0
+    for chunk, score in sorted(candidates, key=lambda pair: -pair[1]):
+        count = per_file.get(chunk.path, 0)
+        per_file[chunk.path] = count + 1
+        if count < max_per_file:
+            kept += 1
+            if kept == limit:
+                return score
+    return None

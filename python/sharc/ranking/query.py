@@ -25,6 +25,7 @@ _CODE_SHAPE = re.compile(
     | [A-Z]{2,}[a-z]        # HTTPException
     | [A-Za-z0-9]_[A-Za-z0-9] | ^_+[A-Za-z]   # snake_case, _private
     | \w\.\w                # os.path.join
+    | \w:[A-Za-z_]          # Mode:attach (a Lua method)
     | :: | -> | \#\w        # Vec::new, ptr->field, Class#method
     | \w\(                  # call( or parse()
     | ^[A-Z][a-z0-9]+[A-Z]  # PascalCase with two words
@@ -128,12 +129,13 @@ def wants_config(query: str) -> bool:
     return not _CONFIG_WORDS.isdisjoint(_words(query))
 
 
-_SEGMENT_SEPARATOR = re.compile(r"::|->|[.#\\]")
+_SEGMENT_SEPARATOR = re.compile(r"::|->|[.#\\]|(?<=\w):(?=[A-Za-z_])")
 
 
 def qualified_names(query: str) -> list[tuple[str, ...]]:
     """The identifiers a query names, each as its segments: `os.path.join()` -> (os, path,
-    join), `Web::Engine` -> (Web, Engine), `Echo#start` -> (Echo, start).
+    join), `Web::Engine` -> (Web, Engine), `Echo#start` -> (Echo, start), `Mode:attach` ->
+    (Mode, attach).
 
     Every token of a one-token query counts; in a longer query only code-shaped tokens do.
     """

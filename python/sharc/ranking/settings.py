@@ -7,6 +7,9 @@ from dataclasses import dataclass
 
 #: `score`: convex combination of normalised scores; `rrf`: reciprocal rank fusion.
 FUSION_METHODS = ("score", "rrf")
+#: `hand`: the stages' factors as set here; `learned`: a linear model over the stages'
+#: features (`sharc.ranking.learned`) has the last word.
+COMBINATIONS = ("hand", "learned")
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,14 +74,32 @@ class RankingSettings:
     vendored_factor: float = 0.5
     docs_factor: float = 0.15
     config_factor: float = 0.75
+    #: Questions in words: declarations without the code behind them (`*.d.ts`, `*.pyi`,
+    #: `Interfaces/`), which answer "what is the shape" rather than "how does it work".
+    declaration_factor: float = 0.5
     #: A chunk of at most `fragment_lines` lines (a one-line alias, constant or delegating
     #: method) that the query does not name is multiplied by this.
     fragment_factor: float = 0.7
     fragment_lines: int = 2
 
+    # -- combination -----------------------------------------------------------------------
+    #: One of `COMBINATIONS`.
+    combination: str = "hand"
+    #: The learned combination's `(feature, weight)` pairs and bias; empty: the weights
+    #: shipped in `sharc.ranking.learned_weights`.
+    learned_weights: tuple[tuple[str, float], ...] = ()
+    learned_bias: float = 0.0
+    #: How many of the hand-tuned order's best candidates the learned combination rescores
+    #: (None: all; 50 rescored costs less and lost 1.0 NDCG@10 on dev cross-validation).
+    learned_depth: int | None = None
+
     def __post_init__(self) -> None:
         if self.method not in FUSION_METHODS:
             raise ValueError(f"fusion method must be one of {FUSION_METHODS}, got {self.method!r}")
+        if self.combination not in COMBINATIONS:
+            raise ValueError(
+                f"combination must be one of {COMBINATIONS}, got {self.combination!r}"
+            )
         shares = (self.identifier_keyword, self.natural_keyword, self.mixed_keyword)
         if not all(0.0 <= share <= 1.0 for share in shares):
             raise ValueError(f"keyword shares must lie in 0-1, got {shares}")
