@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from sharc import embedding
+from sharc import embedding, model_cache
 from sharc.embedding import (
     MINILM_DIRECTORY,
     MINILM_ONNX_SHA256,
@@ -426,7 +426,7 @@ def test_quantized_cache_is_deterministic_and_reused(
     def no_rebuild(*args: object) -> bytes:
         raise AssertionError("rebuilt a valid cached copy")
 
-    monkeypatch.setattr(embedding, "_quantize", no_rebuild)
+    monkeypatch.setattr(model_cache, "_quantize", no_rebuild)
     assert prepare_quantized_model(installed_model(), cache_dir=tmp_path) == fresh
     assert load_embedder(device="cpu").model_path == cached
     # A damaged copy is noticed and rebuilt.

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from sharc import embedding
+from sharc import embedding, model_cache
 from sharc.embedding import (
     MINILM_ONNX_SHA256,
     Embedder,
@@ -361,7 +361,7 @@ def test_gpu_copy_is_cached_reused_and_rebuilt_when_damaged(
     def no_rebuild(*args: object, **kwargs: object) -> bytes:
         raise AssertionError("the cached copy should have been reused")
 
-    monkeypatch.setattr(embedding, "gpu_graph", no_rebuild)
+    monkeypatch.setattr(model_cache, "gpu_graph", no_rebuild)
     assert prepare_gpu_model(source, precision="fp32", cache_dir=tmp_path) == built
     monkeypatch.undo()
     built.write_bytes(first[:1000])  # a torn or damaged copy
@@ -376,7 +376,7 @@ def test_fp16_failure_is_an_error_when_asked_and_a_fallback_when_automatic(
     def broken(*args: object, **kwargs: object) -> bytes:
         raise RuntimeError("converter exploded")
 
-    monkeypatch.setattr(embedding, "gpu_graph", broken)
+    monkeypatch.setattr(model_cache, "gpu_graph", broken)
     with pytest.raises(ModelError, match="precision='fp32'"):
         load_embedder(device="cpu", precision="fp16")
     pretend_cuda(monkeypatch)

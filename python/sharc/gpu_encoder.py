@@ -1,6 +1,6 @@
 """What the encoder needs to run well on a GPU: an fp16 graph, pooling inside it, IO binding.
 
-`gpu_graph` rewrites an ONNX encoder once (`sharc.embedding.prepare_gpu_model` caches the
+`gpu_graph` rewrites an ONNX encoder once (`sharc.model_cache.prepare_gpu_model` caches the
 result like the int8 CPU copy):
 
 1. weights stored as int8 with a dequantizing ``Cast`` and ``Mul`` (the shipped MiniLM) are
