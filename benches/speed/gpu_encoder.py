@@ -176,9 +176,6 @@ def load_variant(variant: str, device: str, budget: int) -> Any:
 
 
 def main(argv: list[str] | None = None) -> int:
-    import onnxruntime
-    from sharc.embedding import GPU_BATCH_ROWS, Embedder
-
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
     parser.add_argument("--lengths", default="64,128,256", help="tokens per sequence")
@@ -198,6 +195,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--peak-tflops", type=float, default=0.0)
     parser.add_argument("--out", type=Path, default=RESULTS / "speed_gpu_encoder.json")
     args = parser.parse_args(argv)
+
+    if args.device == "cuda":
+        # A PyTorch built for the same CUDA loads cuBLAS, cuDNN and the runtime that
+        # onnxruntime's CUDA provider links against (onnxruntime's own advice).
+        import contextlib
+
+        with contextlib.suppress(ImportError):
+            import torch  # noqa: F401
+    import onnxruntime
+    from sharc.embedding import GPU_BATCH_ROWS, Embedder
 
     if args.device == "cuda" and hasattr(onnxruntime, "preload_dlls"):
         # CUDA and cuDNN from the nvidia-* wheels (PyTorch's) are not on the loader's path;
