@@ -10,9 +10,10 @@
 #   The log is $OUT/check.log.
 #
 # The device lacks onnxruntime-gpu, the model's weights and sharc's native module:
-# benches/gpu/pack.sh, run here first, packs them into .gpu/part-0, part-1, ... Each device
-# call carries at most 64 MiB with the working tree, so the parts travel one per call, in calls
-# made back to back while the machine is warm (ignored files a call leaves there stay):
+# benches/gpu/pack.sh, run here first, packs them into .gpu/part-0, part-1, ... (onnxruntime-gpu
+# 1.31.1: five parts, 224 MB; about 25 minutes on two busy cores). Each device call carries at
+# most 64 MiB with the working tree (12 MB), so the parts travel one per call, in calls made
+# back to back while the machine is warm (30 s; ignored files a call leaves there stay):
 #
 #     run(carry=[".gpu/part-0"], command="bash benches/gpu/check.sh receive")
 #     run(carry=[".gpu/part-1"], command="bash benches/gpu/check.sh receive")
