@@ -3,9 +3,9 @@ plain lists out."""
 
 from __future__ import annotations
 
-import pytest
 from dataclasses import dataclass
 
+import pytest
 from sharc.ranking import (
     DEFAULT_SETTINGS,
     KEYWORD,
@@ -625,25 +625,28 @@ def _many_candidates() -> tuple[dict[str, Candidate], list[tuple[str, float]]]:
 def test_bounded_reading_gives_the_same_top_and_reads_less() -> None:
     records, keyword_hits = _many_candidates()
     semantic_hits = [(chunk_id, score / 300) for chunk_id, score in reversed(keyword_hits)]
-    for query in ("parse config", "parse_config", "where is config parsed", "m3"):
-        read_ids: list[int] = []
+    read_ids: list[int] = []
 
-        def read(ids: list[str]) -> dict[str, Candidate]:
-            read_ids.append(len(ids))
-            return {i: records[i] for i in ids}
+    def read(ids: list[str]) -> dict[str, Candidate]:
+        read_ids.append(len(ids))
+        return {i: records[i] for i in ids}
+
+    for query in ("parse config", "parse_config", "where is config parsed", "m3"):
+        read_ids.clear()
 
         hits = {KEYWORD: keyword_hits[:100], SEMANTIC: semantic_hits[:100]}
         whole = rank_hits(query, hits, read)
         read_all = sum(read_ids)
         read_ids.clear()
-        for limit in (1, 10, 30):
+        for limit in (30, 10, 1):
+            read_ids.clear()
             bounded = rank_hits(query, hits, read, limit=limit)
             assert bounded.candidates[:limit] == whole.candidates[:limit], (query, limit)
-        assert sum(read_ids) < 3 * read_all
+        assert sum(read_ids) < read_all  # the top one needs less than everything
 
 
 def test_bounds_cover_every_boost_and_penalty() -> None:
-    records, hits = _many_candidates()
+    records, _ = _many_candidates()
     settings = RankingSettings(test_factor=1.2)  # a "penalty" that lifts
     for query in ("parse_config", "parse config", "Config::parse_config"):
         intent = QueryIntent.of(query, fused=True)
