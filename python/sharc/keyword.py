@@ -134,7 +134,12 @@ class KeywordStore:
         self._tokenize = tokenize
         self._index_texts = index_texts
         self._boosts = boosts
-        self._searcher = self._new_searcher()
+        # Opened on first use, and again after a commit: a writer that never searches (an
+        # update) never loads the segment readers of a large index.
+        self._current: tantivy.Searcher | None = None
+        self._stale = False
+        if writer is None:
+            self._current = self._new_searcher()  # a reader searches: a damaged index fails here
 
     @classmethod
     def open(
@@ -285,7 +290,7 @@ class KeywordStore:
             raise IndexCorruptError(
                 f"keyword index {self._directory} could not be written: {error}"
             ) from error
-        self.reload()
+        self._stale = True  # the next search sees this commit
 
     def rollback(self) -> None:
         """Drop the changes since the last commit."""
@@ -301,7 +306,16 @@ class KeywordStore:
             raise IndexCorruptError(
                 f"keyword index {self._directory} is unreadable: {error}"
             ) from error
-        self._searcher = self._new_searcher()
+        self._stale = False
+        self._current = self._new_searcher()
+
+    @property
+    def _searcher(self) -> tantivy.Searcher:
+        if self._stale:
+            self.reload()
+        elif self._current is None:
+            self._current = self._new_searcher()
+        return self._current
 
     def count(self) -> int:
         """How many documents the last loaded commit holds."""

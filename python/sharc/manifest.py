@@ -168,7 +168,11 @@ class Manifest:
             try:
                 # Space freed by the journal goes back to the file system (only settable
                 # before the first table exists; older manifests get it from `compact`).
-                connection.execute("PRAGMA auto_vacuum=INCREMENTAL")
+                # Set on an existing file, the pragma is a write, and closing the connection
+                # then checkpoints the WAL: most of what opening an index to find nothing to
+                # do cost.
+                if connection.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone() is None:
+                    connection.execute("PRAGMA auto_vacuum=INCREMENTAL")
                 connection.executescript(_SCHEMA)
                 self._add_policy_columns(connection)
                 version = self.get_meta("format_version")
