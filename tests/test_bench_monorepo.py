@@ -13,7 +13,7 @@ import pytest
 if str(Path(__file__).resolve().parents[1]) not in sys.path:  # `pytest` run without `-m`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benches.speed import monorepo
+from benches.speed import monorepo, monorepo_tree
 
 FILES = 150
 
@@ -28,28 +28,28 @@ def _digest(root: Path) -> str:
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("monorepo") / "tree"
-    monorepo.build_tree(root, FILES, stdlib_only=True)
+    monorepo_tree.build_tree(root, FILES, stdlib_only=True)
     return root
 
 
 def test_rename_identifiers_keeps_dunders_and_keywords() -> None:
     text = "def parse_args(fooBar, x):\n    return __init__(fooBar) if x else None\n"
-    renamed = monorepo.rename_identifiers(text, "atlas")
+    renamed = monorepo_tree.rename_identifiers(text, "atlas")
     assert renamed == (
         "def parse_args_atlas(fooBarAtlas, x):\n    return __init__(fooBarAtlas) if x else None\n"
     )
-    assert monorepo.rename_identifiers("macro_rules! m { }", "atlas") == "macro_rules! m { }"
+    assert monorepo_tree.rename_identifiers("macro_rules! m { }", "atlas") == "macro_rules! m { }"
 
 
 def test_tree_has_every_kind_and_is_deterministic(tree: Path, tmp_path: Path) -> None:
-    stamp = monorepo.build_tree(tree, FILES, stdlib_only=True)  # reused: the stamp matches
+    stamp = monorepo_tree.build_tree(tree, FILES, stdlib_only=True)  # reused: the stamp matches
     assert stamp["files_written"] == FILES
     assert sum(stamp["by_kind"].values()) == FILES
-    assert set(stamp["by_kind"]) == {"renamed_copy", *monorepo.SHARES}
+    assert set(stamp["by_kind"]) == {"renamed_copy", *monorepo_tree.SHARES}
     files = [p for p in tree.rglob("*") if p.is_file() and p.name != ".monorepo-stamp.json"]
     assert len(files) == FILES
     again = tmp_path / "again"
-    monorepo.build_tree(again, FILES, stdlib_only=True)
+    monorepo_tree.build_tree(again, FILES, stdlib_only=True)
     (again / ".monorepo-stamp.json").unlink()
     copy = tmp_path / "copy"
     copy_files = [p for p in tree.rglob("*") if p.is_file() and p.name != ".monorepo-stamp.json"]
@@ -79,3 +79,30 @@ def test_quick_measurement(tree: Path, tmp_path: Path) -> None:
     assert result["savings"]["dedup_saved"] > 0
     assert result["first_keyword_result"]["seconds"] is not None
     assert set(result["targets"]) == set(monorepo.TARGETS)
+
+
+def test_summarise_estimates_the_fast_index_from_a_probe() -> None:
+    keyword = {"seconds": 100.0, "peak_rss_mb": 800.0, "cpu_seconds": 40.0}
+    probe = {"seconds_before_embedding": 10.0, "chunks_to_embed": 9_000, "chunks_per_s": 100.0}
+    walked = {"chunks": 20_000, "policy": {
+        "keyword_only_chunks": 5_000, "keyword_only_chunks_by_rule": {"generated": 5_000},
+        "embedded_chunks": 15_000, "distinct_embedded_texts": 9_000,
+        "duplicate_texts_saved": 6_000}}
+    result = monorepo.summarise({
+        "walk_chunk": walked, "keyword_only_index": keyword, "fast_embedding_probe": probe,
+        "first_keyword_result": {"seconds": 12.0},
+        "embedding_sample": {"default_chunks_per_s": 90.0},
+    })
+    assert result["fast_index_estimate"]["seconds"] == 200
+    assert result["targets"]["fast_vs_keyword_only"]["estimated"] == 2.0
+    assert result["targets"]["fast_vs_keyword_only"]["measured"] is None
+    assert result["targets"]["first_keyword_result_seconds"]["met"]
+    assert result["savings"]["dedup_saved"] == 6_000
+    assert result["default_model_estimate"]["embedding_seconds"] == 100
+    fast = {"seconds": 250.0, "peak_rss_mb": 900.0, "cpu_seconds": 90.0, "chunks": 20_000,
+            "keyword_only_chunks": 5_000, "keyword_only_files": 3, "embedded_chunks": 15_000,
+            "chunks_embedded_by_model": 9_000}
+    measured = monorepo.summarise({"keyword_only_index": keyword, "fast_index": fast})
+    assert measured["ratios"]["fast_index_vs_keyword_only"] == 2.5
+    assert not measured["targets"]["fast_vs_keyword_only"]["met"]
+    assert measured["targets"]["peak_rss_mb"]["measured"] == 900.0
