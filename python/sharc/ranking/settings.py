@@ -85,8 +85,10 @@ class RankingSettings:
     # -- combination -----------------------------------------------------------------------
     #: One of `COMBINATIONS`. `learned` (trained on the repository benchmark's dev
     #: repositories) did not win clearly on the held-out ones: file NDCG@10 +2.0 [-0.5, +4.5]
-    #: (dev cross-validation +1.1 [-0.5, +2.7]), and it reads every candidate's features
-    #: (about 4 ms more per search at 100k chunks), so `hand` stays the default.
+    #: (dev cross-validation +1.1 [-0.5, +2.7]); it loses on the older sets (CoSQA dev MRR
+    #: 48.1 against 51.3, CodeSearchNet-style MRR@10 47.0 against 53.0; hand-written 70.9
+    #: against 64.8) and reads every candidate's features (about 4-5 ms more CPU per search
+    #: at 100k chunks), so `hand` stays the default.
     combination: str = "hand"
     #: The learned combination's `(feature, weight)` pairs and bias; empty: the weights
     #: shipped in `sharc.ranking.learned_weights`.
