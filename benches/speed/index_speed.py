@@ -12,14 +12,18 @@
   the file count), and the index size on disk relative to the indexed source;
 - cold index of a hostile tree (a generated file of 20,000 tiny functions, a ~900 KB minified
   one-line bundle, 30 stdlib modules) with the default model and the embedding policy;
-  baseline: the same with every policy rule turned off;
+  baseline: the same with every policy rule turned off; where its time goes: the model alone on
+  the texts it embedded, and a keyword-only index of the same tree;
 - a whole-process no-op `sharc index` (with the model: vectors for every chunk) of the
   10,000-file tree; baseline: `git status` on that tree;
 - the first keyword result of a cold `sharc index` with the model (seconds from its start until
   a search finds a chunk); baseline: a cold `sharc index --keyword-only` of the same tree;
 - one function added to a 1M-chunk index with the model (synthetic vectors for the rest): the
   update writing the delta file; baselines: the same update rewriting the main vector file
-  (`compact=True`, what every update did before the delta), and the model alone on that chunk.
+  (`compact=True`, what every update did before the delta), and the model alone on that chunk
+  (the index is kept in --work between runs: building it is not what is measured).
+
+Each step records the load average when it ends (the machine may be shared).
 
     python -m benches.speed.index_speed [--quick] [--only query,memory,...] [--merge]
 """
@@ -417,11 +421,13 @@ def delta_update(work: Path, tree: Path, rounds: int = 5) -> dict:
     import sharc
     from sharc.embedding import load_embedder
 
-    index_dir = _index_dir(work, "delta")
+    # Kept between runs, like the query indexes: building it is not what is measured.
+    index_dir = _index_dir(work, f"delta-{tree.name}")
     index = sharc.Index.open(tree, index_dir=index_dir)
     index.update(embed=False)
     embedder = load_embedder()
-    _fill_synthetic_vectors(index_dir, embedder.dimension)
+    if not (index_dir / "vectors.usearch").exists():
+        _fill_synthetic_vectors(index_dir, embedder.dimension)
     index._embedder = embedder  # loading the model is not updating
     index.update()  # drops the keyword-only chunks' vectors; records the vectors' state
     noop = []
@@ -468,6 +474,7 @@ def delta_update(work: Path, tree: Path, rounds: int = 5) -> dict:
         "delta_vs_rewriting_main": delta / statistics.median(seconds["compact"]),
         "seconds": seconds,
         "target_seconds": 0.2,
+        "load_average": os.getloadavg(),
     }
 
 
@@ -609,7 +616,6 @@ def hostile_index(work: Path, functions_count: int, bundle_bytes: int) -> dict:
         report = index.update()
         seconds = time.perf_counter() - started
         stats = index.stats()
-        index.close()
         results[name] = {
             "seconds": seconds,
             "chunks": stats.chunks,
@@ -617,7 +623,28 @@ def hostile_index(work: Path, functions_count: int, bundle_bytes: int) -> dict:
             "embedded_chunks_per_s": report.chunks_embedded / seconds,
             "keyword_only_chunks": stats.keyword_only_chunks,
             "keyword_only_files": dict(report.keyword_only),
+            "load_average": os.getloadavg(),
         }
+        if name == "policy":
+            # Where the time goes: the model alone on the texts the update embedded, and a
+            # keyword-only index of the same tree (walk, chunk, manifest, tantivy).
+            texts = _embedded_texts(index_dir)
+            started = time.perf_counter()
+            index.embedder().embed_documents(texts)
+            results[name]["model_alone_seconds"] = time.perf_counter() - started
+            # What the encoder sees: each text cut at the model's length, special tokens in.
+            limit = index.embedder().max_length
+            results[name]["model_alone_tokens"] = sum(
+                min(count + 2, limit) for count in index.embedder().count_tokens(texts)
+            )
+            keyword_dir = _index_dir(work, "hostile-keyword")
+            shutil.rmtree(keyword_dir, ignore_errors=True)
+            keyword_index = sharc.Index.open(root, index_dir=keyword_dir)
+            started = time.perf_counter()
+            keyword_index.update(embed=False)
+            results[name]["keyword_only_index_seconds"] = time.perf_counter() - started
+            keyword_index.close()
+        index.close()
         print(json.dumps({name: results[name]}), flush=True)
     return {
         "tree": {
@@ -629,6 +656,19 @@ def hostile_index(work: Path, functions_count: int, bundle_bytes: int) -> dict:
         **results,
         "speedup_vs_no_policy": results["no_policy"]["seconds"] / results["policy"]["seconds"],
     }
+
+
+def _embedded_texts(index_dir: Path) -> list[str]:
+    """The texts an index gave the model: one per distinct vector key of its embedded chunks."""
+    from sharc.manifest import Manifest
+
+    manifest = Manifest(index_dir / "manifest.sqlite", writable=False)
+    try:
+        records = manifest.chunks_by_key(sorted(manifest.embeddable_keys()))
+    finally:
+        manifest.close()
+    texts = {record.vector_key: record.header + record.code for record in records}
+    return list(texts.values())
 
 
 # The peak RSS of the child alone: VmHWM starts afresh at exec, while ru_maxrss keeps the
@@ -755,7 +795,7 @@ def main(argv: list[str] | None = None) -> dict:
         if "delta" in steps:
             chunks = 100_000 if args.quick else 1_000_000
             tree = make_tree(args.work / f"query-tree-{chunks}", files_for_chunks(chunks))
-            result["delta_update"] = delta_update(work, tree)
+            result["delta_update"] = delta_update(args.work, tree)
             print(json.dumps(result["delta_update"]), flush=True)
     if "query" in steps:
         sizes = [10_000] if args.quick else [10_000, 100_000, 1_000_000]
