@@ -307,8 +307,9 @@ def measure(
          lambda: sharc_index(root, work / "index-keyword", "--keyword-only"))
     step("first_keyword_result",
          lambda: first_keyword_result(root, work / "index-first", first_timeout))
-    step("fast_index", lambda: sharc_index(root, work / "index-fast", "--model", "fast"))
-    shutil.rmtree(work / "index-fast", ignore_errors=True)  # 1.7M chunks' vectors: disk
+    if "fast_index" in steps:
+        step("fast_index", lambda: sharc_index(root, work / "index-fast", "--model", "fast"))
+        shutil.rmtree(work / "index-fast", ignore_errors=True)  # 1.7M chunks' vectors: disk
     if sample_size:
         step("embedding_sample", embedded)
     step("fast_embedding_probe",
