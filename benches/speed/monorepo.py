@@ -398,6 +398,11 @@ def summarise(result: dict) -> dict:
         targets["fast_vs_keyword_only"] = {
             "target": TARGETS["fast_vs_keyword_only"], "measured": round(ratio, 2),
             "met": ratio <= TARGETS["fast_vs_keyword_only"]}
+        cpu_ratio = ratios.get("fast_index_vs_keyword_only_cpu_seconds")
+        if cpu_ratio is not None:
+            # Wall time on a shared machine follows its load; CPU seconds do not. Both count.
+            targets["fast_vs_keyword_only"]["measured_cpu_seconds"] = cpu_ratio
+            targets["fast_vs_keyword_only"]["met"] &= cpu_ratio <= TARGETS["fast_vs_keyword_only"]
     probe = result.get("fast_embedding_probe")
     if not fast and keyword and probe and probe.get("chunks_per_s"):
         seconds = (keyword["seconds"] + probe["seconds_before_embedding"]
