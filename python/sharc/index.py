@@ -74,6 +74,7 @@ from sharc.writer import (
 if TYPE_CHECKING:
     from sharc.distributed import Executor
     from sharc.embedding import Embedder
+    from sharc.graph import Edge, Graph
     from sharc.keyword import KeywordStore
     from sharc.ranking.pipeline import Arm
     from sharc.vector_segments import SegmentedVectors
@@ -496,6 +497,29 @@ class Index(AsyncIndexMethods):
         return search
 
     # -- state -----------------------------------------------------------------------------
+
+    # -- the code graph --------------------------------------------------------------------
+
+    def graph(self) -> Graph:
+        """The code graph (`sharc.graph`): references, callers, callees, call graphs."""
+        from sharc.graph import Graph
+
+        return Graph(self._reader_manifest())
+
+    def references(
+        self, symbol: str, *, kinds: Sequence[str] = (), path: str | None = None
+    ) -> list[Edge]:
+        """Every site that refers to `symbol` (a name, `Class.method` or a chunk id), with
+        the definitions it may mean and how sure that is."""
+        return self.graph().references(symbol, kinds=kinds, path=path)
+
+    def callers(self, symbol: str, *, path: str | None = None) -> list[Edge]:
+        """The call sites of `symbol`, most confident first."""
+        return self.graph().callers(symbol, path=path)
+
+    def callees(self, symbol: str, *, path: str | None = None) -> list[Edge]:
+        """The calls `symbol` makes, each resolved to its candidate definitions."""
+        return self.graph().callees(symbol, path=path)
 
     def stats(self) -> IndexStats:
         manifest = self._reader_manifest()

@@ -110,6 +110,7 @@ use std::sync::Once;
 use rayon::prelude::*;
 use tree_sitter::{Node, Parser, Tree};
 
+use crate::graph::{self, Reference};
 use crate::lang::Language;
 use driver::Chunker;
 use spec::Spec;
@@ -154,6 +155,9 @@ pub struct Chunk {
     pub code: String,
     /// `header + code`: what gets embedded.
     pub text: String,
+    /// The names this chunk calls, imports, inherits or mentions as types, sorted
+    /// (`crate::graph`).
+    pub references: Vec<Reference>,
 }
 
 /// The chunks of one file, and what went wrong while reading or parsing it.
@@ -322,7 +326,7 @@ fn spec_for(language: Language) -> Option<&'static Spec> {
     })
 }
 
-fn grammar(language: Language) -> Option<tree_sitter::Language> {
+pub(crate) fn grammar(language: Language) -> Option<tree_sitter::Language> {
     let function = match language {
         Language::Python => tree_sitter_python::LANGUAGE,
         Language::JavaScript => tree_sitter_javascript::LANGUAGE,
@@ -367,6 +371,12 @@ fn grammar(language: Language) -> Option<tree_sitter::Language> {
 thread_local! {
     /// One parser per language per thread: creating one costs more than parsing a small file.
     static PARSERS: RefCell<Vec<(Language, Parser)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Parse `text` with `language`'s grammar, for tests that look at trees.
+#[cfg(test)]
+pub(crate) fn parse_for_tests(language: Language, text: &str) -> Tree {
+    parse(language, text).unwrap()
 }
 
 fn parse(language: Language, text: &str) -> Result<Tree, String> {
@@ -488,6 +498,10 @@ fn chunk_text(
     let mut chunker = Chunker::new(spec, &source, path, language, options.max_chars);
     chunker.walk(root);
     result.chunks = chunker.finish();
+    graph::assign(
+        &mut result.chunks,
+        graph::references(language, root, &text, 0),
+    );
     result
 }
 
