@@ -27,6 +27,21 @@ class SkippedFile:
     unreadable, unsupported."""
     detail: str
 
+class Reference:
+    """A name a chunk refers to (the code graph's raw material; `sharc.graph` resolves it)."""
+
+    name: str
+    """The name as written, without its qualifier: `resolve`, `Store`, `fmt`."""
+    kind: str
+    """`call`, `import`, `type` or `inherit`."""
+    line: int
+    """1-based line of the reference."""
+    qualifier: str
+    """The module path an import goes through (`sharc` for `sharc.graph`); empty otherwise."""
+    def __init__(self, *, name: str, kind: str, line: int, qualifier: str = "") -> None: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
 class Chunk:
     """One chunk: a symbol, a run of module-level lines, a doc section or a config group."""
 
@@ -42,6 +57,9 @@ class Chunk:
     header: str
     text: str
     code: str
+    references: list[Reference]
+    """The names this chunk calls, imports, inherits or mentions as types, in line order (tree-sitter
+    queries in the tags conventions, for every AST language; empty for text chunks)."""
     @property
     def location(self) -> str:
         """`path:start-end`."""
@@ -60,6 +78,7 @@ class Chunk:
         header: str,
         text: str,
         code: str,
+        references: list[Reference] = ...,
     ) -> None: ...
 
 class FileChunks:

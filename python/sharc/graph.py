@@ -33,7 +33,9 @@ NOT_CALLABLE = frozenset({
     "style", "section", "impl", "extension",
 })
 #: Chunk kinds a type or inheritance reference cannot land on.
-NOT_A_TYPE = frozenset({"module", "function", "method", "constructor", "macro", "template", "style"})
+NOT_A_TYPE = frozenset({
+    "module", "function", "method", "constructor", "macro", "template", "style",
+})
 #: Languages whose names reach one another.
 FAMILIES = (
     frozenset({"javascript", "typescript", "tsx", "vue", "svelte"}),
@@ -155,7 +157,9 @@ class Graph:
 
     # -- resolution ------------------------------------------------------------------------
 
-    def resolve(self, reference: ReferenceRow, definitions: Sequence[Definition]) -> tuple[Candidate, ...]:
+    def resolve(
+        self, reference: ReferenceRow, definitions: Sequence[Definition]
+    ) -> tuple[Candidate, ...]:
         """Weigh the definitions of `reference.name` as seen from the reference's file."""
         fitting = [
             d for d in definitions
@@ -172,7 +176,9 @@ class Graph:
         candidates.sort(key=lambda c: (-c.confidence, c.definition.path, c.definition.start_line))
         return tuple(candidates)
 
-    def _weigh(self, path: str, imports: tuple[str, ...], definition: Definition) -> tuple[float, str]:
+    def _weigh(
+        self, path: str, imports: tuple[str, ...], definition: Definition
+    ) -> tuple[float, str]:
         s = self.settings
         if definition.path == path:
             return s.same_file, SAME_FILE
@@ -267,7 +273,7 @@ class Graph:
             best = candidates[0].confidence if candidates else 0.0
             edges.append(Edge(
                 row.path, row.line, row.name, row.kind, sources.get(_base_id(row.chunk_id)),
-                candidates, best, best < self.settings.sure,
+                candidates, best, self._ambiguous(candidates),
             ))
         edges.sort(key=lambda e: (e.path, e.line, e.name))
         return edges
@@ -295,16 +301,43 @@ class Graph:
             share = round(sum(c.confidence for c in candidates if c.definition.id in target_ids), 3)
             if precise and candidates and share == 0.0:
                 continue
-            best = candidates[0].confidence if candidates else 0.0
             edges.append(Edge(
                 row.path, row.line, row.name, row.kind, sources.get(row.chunk_id), candidates,
-                share, best < self.settings.sure,
+                share, self._ambiguous(candidates),
             ))
         edges.sort(key=lambda e: (e.path, e.line))
         return edges
 
+    def _ambiguous(self, candidates: Sequence[Candidate]) -> bool:
+        """Whether no candidate is sure enough to be the reference's meaning (a name with no
+        definition here is not ambiguous: it is outside the index)."""
+        return bool(candidates) and candidates[0].confidence < self.settings.sure
+
+    def neighbours(self, chunk_id: str, *, limit: int = 5) -> tuple[list[str], list[str]]:
+        """What calls the chunk `chunk_id` and what it calls, as short labels
+        (`Store.load (pkg/store.py:13)`), most confident first; `?` marks ambiguous edges."""
+        found = self.manifest.definitions_by_id([chunk_id])
+        if not found or not found[0].symbol:
+            return [], []
+        definition = _definition(found[0])
+        callers = sorted(self._neighbours(definition, "callers"), key=lambda e: -e.confidence)
+        called_by = [
+            f"{_label(e.source)} ({e.location}){'?' if e.ambiguous else ''}"
+            for e in callers if e.source is not None
+        ]
+        calls: list[str] = []
+        for edge in sorted(self._callees_of([definition]), key=lambda e: -e.confidence):
+            if edge.candidates:
+                best = edge.candidates[0].definition
+                mark = "?" if edge.ambiguous else ""
+                label = f"{_label(best)} ({best.path}:{best.start_line}){mark}"
+                if label not in calls:
+                    calls.append(label)
+        return list(dict.fromkeys(called_by))[:limit], calls[:limit]
+
     def _sources(self, chunk_ids: Sequence[str]) -> dict[str, Definition]:
-        return {row.chunk_id: _definition(row) for row in self.manifest.definitions_by_id(chunk_ids)}
+        rows = self.manifest.definitions_by_id(chunk_ids)
+        return {row.chunk_id: _definition(row) for row in rows}
 
 
 def _sure_ends(edges: Iterable[Edge], direction: str) -> Iterator[Definition]:
@@ -315,6 +348,10 @@ def _sure_ends(edges: Iterable[Edge], direction: str) -> Iterator[Definition]:
             yield edge.candidates[0].definition
         elif direction == "callers" and edge.source is not None:
             yield edge.source
+
+
+def _label(definition: Definition) -> str:
+    return definition.fqn or definition.symbol or f"<module {definition.path}>"
 
 
 def _fqn_matches(fqn: str, dotted: str) -> bool:
@@ -349,3 +386,40 @@ def _imported(path: str, imports: tuple[str, ...]) -> bool:
     stem = "/" + posixpath.splitext(path)[0]
     directory = "/" + posixpath.dirname(path)
     return any(stem.endswith("/" + tail) or directory.endswith("/" + tail) for tail in imports)
+
+
+# -- plain values, for JSON (the CLI and the MCP tools) ------------------------------------
+
+
+def definition_dict(definition: Definition) -> dict[str, object]:
+    return {
+        "id": definition.id, "location": definition.location, "kind": definition.kind,
+        "symbol": definition.symbol, "fqn": definition.fqn,
+    }
+
+
+def edge_dict(edge: Edge, *, max_candidates: int = 5) -> dict[str, object]:
+    """An edge as plain values: where, from which chunk, what it may mean."""
+    return {
+        "location": edge.location, "path": edge.path, "line": edge.line, "name": edge.name,
+        "kind": edge.kind, "confidence": edge.confidence, "ambiguous": edge.ambiguous,
+        "from": definition_dict(edge.source) if edge.source else None,
+        "candidates": [
+            {**definition_dict(c.definition), "confidence": c.confidence, "scope": c.scope}
+            for c in edge.candidates[:max_candidates]
+        ],
+        "more_candidates": max(0, len(edge.candidates) - max_candidates),
+    }
+
+
+def describe_candidates(edge: Edge, *, limit: int = 3) -> str:
+    """`Store.load (same file, 0.70), load (same directory, 0.26), +2 more`; or `outside
+    the index` when the name has no definition here."""
+    if not edge.candidates:
+        return "not defined in the index"
+    shown = [
+        f"{c.definition.fqn or c.definition.symbol} ({c.scope}, {c.confidence:.2f})"
+        for c in edge.candidates[:limit]
+    ]
+    extra = len(edge.candidates) - limit
+    return ", ".join(shown) + (f", +{extra} more" if extra > 0 else "")

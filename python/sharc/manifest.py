@@ -428,7 +428,9 @@ class Manifest:
             found.sort(key=lambda row: (row.path, row.line, row.name, row.kind))
         return found
 
-    def references_of_paths(self, paths: Sequence[str], kinds: Sequence[str] = ()) -> list[ReferenceRow]:
+    def references_of_paths(
+        self, paths: Sequence[str], kinds: Sequence[str] = ()
+    ) -> list[ReferenceRow]:
         """Every reference made in the files `paths` (of `kinds`, if given)."""
         return self._references_where("path", paths, kinds)
 
