@@ -418,6 +418,13 @@ fn language_tier(language: &str) -> PyResult<u8> {
     Ok(language_named(language)?.tier().number())
 }
 
+/// The identifier of the reference extractor (its queries and rules, as a digest): an index
+/// whose references carry another one fills them again.
+#[pyfunction]
+fn references_version() -> String {
+    graph::version()
+}
+
 /// Keyword tokens of `text`: identifiers whole and split, lowercased.
 #[pyfunction]
 fn code_tokens(text: &str) -> Vec<String> {
@@ -450,6 +457,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(walk_tree, module)?)?;
     module.add_function(wrap_pyfunction!(chunk_files, module)?)?;
     module.add_function(wrap_pyfunction!(chunk_source, module)?)?;
+    module.add_function(wrap_pyfunction!(references_version, module)?)?;
     module.add_function(wrap_pyfunction!(classify_path, module)?)?;
     module.add_function(wrap_pyfunction!(has_grammar, module)?)?;
     module.add_function(wrap_pyfunction!(known_file_types, module)?)?;

@@ -196,3 +196,16 @@ def test_cli_says_how_to_fill_the_graph_of_an_old_index(
                  str(tmp_path / "index")])
     assert code == 1
     assert "run `sharc index` to fill it" in capsys.readouterr().err
+
+
+def test_references_from_another_extractor_are_read_again(
+    repo: Path, index: sharc.Index, tmp_path: Path
+) -> None:
+    with sqlite3.connect(tmp_path / "index" / "manifest.sqlite") as connection:
+        connection.execute("UPDATE meta SET value = 'older' WHERE key = 'references'")
+        connection.execute("DELETE FROM refs WHERE path = 'pkg/store.py'")
+    # Stale references still answer until the next update reads every file again.
+    assert index.callers("normalize") == []
+    report = index.update(embed=False)
+    assert report.chunks_added == 0
+    assert len(index.callers("normalize")) == 1

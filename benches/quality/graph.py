@@ -76,10 +76,13 @@ def family(language: str) -> frozenset[str]:
 
 
 def call_pattern(name: str, language: str) -> re.Pattern[str]:
+    """A call of `name`: `name(`, `name!(`, `name::<T>(`, `name<T>(`; Lua also `name "x"` and
+    `name {`; a mention not followed by `=` or `:` where calls need no parentheses."""
     escaped = re.escape(name)
     if language in MENTION_LANGUAGES:
-        return re.compile(rf"(?<![\w$@:]){escaped}(?![\w?!])(?!\s*(=[^=~]|:[^:]))")
-    return re.compile(rf"(?<![\w$]){escaped}!?\s*\(")
+        return re.compile(rf"(?<![\w$@:]){escaped}(?![\w?!])(?!\s*(=[^=~>]|:))")
+    opening = r"""[("'{]""" if language == "lua" else r"\("
+    return re.compile(rf"(?<![\w$]){escaped}!?(::)?(<[^<>()]*>)?\s*{opening}")
 
 
 #: Words before a name that make a line its declaration, not a call.

@@ -127,6 +127,10 @@ def chunk_files(
 ) -> list[FileChunks]:
     """Read and chunk `(path, language)` files with tree-sitter, in parallel, in input order."""
 
+def references_version() -> str:
+    """The reference extractor's identifier (a digest of its queries and rules): an index whose
+    references were read by another one reads its files again on its next update."""
+
 def chunk_source(path: str, language: str, source: str, *, max_chars: int = 3500) -> FileChunks:
     """Chunk in-memory `source` as if it were the file at `path`."""
 

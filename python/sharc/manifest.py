@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
+from sharc import _core
 from sharc.errors import IndexCorruptError, IndexVersionError
 
 if TYPE_CHECKING:
@@ -88,10 +89,12 @@ CREATE INDEX IF NOT EXISTS refs_path ON refs (path);
 CREATE INDEX IF NOT EXISTS refs_chunk ON refs (chunk_id);
 CREATE INDEX IF NOT EXISTS chunks_symbol ON chunks (symbol);
 """
-#: The `references` meta value of a manifest whose `refs` table holds every file's references.
-#: Manifests from before the code graph get the table, empty, when a writer opens them; their
-#: next update reads every file again (without embedding anything again) to fill it.
-REFERENCES_VERSION = "1"
+#: The `references` meta value of a manifest whose `refs` table holds every file's references,
+#: read by this version of the extractor (`sharc._core.references_version`). Manifests from
+#: before the code graph get the table, empty, when a writer opens them; their next update, as
+#: the first one after the extractor changed, reads every file again (without embedding
+#: anything again) to fill it.
+REFERENCES_VERSION = _core.references_version()
 
 
 @dataclass(frozen=True)
@@ -388,11 +391,16 @@ class Manifest:
     # -- the code graph --------------------------------------------------------------------
 
     def has_references(self) -> bool:
-        """Whether the `refs` table holds every file's references (`REFERENCES_VERSION`)."""
+        """Whether the `refs` table holds every file's references (perhaps read by an older
+        extractor: the next update reads them again)."""
         try:
-            return self.get_meta("references") == REFERENCES_VERSION
+            return self.get_meta("references") is not None
         except sqlite3.DatabaseError:
             return False
+
+    def references_current(self) -> bool:
+        """Whether every file's references were read by this extractor (`REFERENCES_VERSION`)."""
+        return self.get_meta("references") == REFERENCES_VERSION
 
     def mark_references_complete(self) -> None:
         self.set_meta("references", REFERENCES_VERSION)

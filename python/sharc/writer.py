@@ -254,9 +254,10 @@ class IndexWriter:
         state = recorded_state(manifest, self.index_dir) if embed and not rekeyed else None
         result = UpdateReport()
         keyword = _KeywordWriter(self.index_dir)
-        # A manifest from before the code graph: every file is read again (nothing is
-        # embedded again) so that the unchanged ones get their references too.
-        self._fill_references = not manifest.has_references()
+        # A manifest from before the code graph, or from another reference extractor: every
+        # file is read again (nothing is embedded again) so that the unchanged ones get their
+        # references too.
+        self._fill_references = not manifest.references_current()
         if self._fill_references:
             manifest.expire_file_stats()
             manifest.commit()

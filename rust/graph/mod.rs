@@ -123,6 +123,21 @@ fn query_source(language: Language) -> Option<String> {
     Some(format!("{own}\n{tags}"))
 }
 
+/// A digest of every language's query (and of this extractor's rules, by `RULES`): an index
+/// whose references were read with another version reads its files again.
+pub fn version() -> String {
+    /// Bump when the Rust side of extraction changes (filters, name cleaning, assignment).
+    const RULES: u32 = 1;
+    let mut material = format!("rules {RULES}\n");
+    for language in Language::all() {
+        if let Some(source) = query_source(language) {
+            material.push_str(language.name());
+            material.push_str(&source);
+        }
+    }
+    format!("{:016x}", xxhash_rust::xxh3::xxh3_64(material.as_bytes()))
+}
+
 /// Compile `language`'s query: an error names the language and the query's problem.
 pub fn compile(language: Language) -> Result<Option<Query>, String> {
     let (Some(source), Some(grammar)) = (query_source(language), crate::chunk::grammar(language))
@@ -185,6 +200,9 @@ pub(crate) fn references(
         if kind == "type" && names_definition(name.node) {
             continue;
         }
+        if language == Language::Elixir && elixir_definition(name.node, text) {
+            continue;
+        }
         let Some(written) = text.get(name.node.byte_range()) else {
             continue;
         };
@@ -235,6 +253,65 @@ fn names_definition(node: Node) -> bool {
     is_name && declares
 }
 
+/// Elixir's function-defining macros: `def name(args)` defines `name`.
+const ELIXIR_DEFINERS: &[&str] = &[
+    "def",
+    "defp",
+    "defmacro",
+    "defmacrop",
+    "defguard",
+    "defguardp",
+    "defdelegate",
+    "defn",
+    "defnp",
+];
+/// Other Elixir definitions and special forms: calls in the grammar, not in the graph.
+const ELIXIR_FORMS: &[&str] = &[
+    "defmodule",
+    "defprotocol",
+    "defimpl",
+    "defstruct",
+    "defexception",
+    "alias",
+    "import",
+    "require",
+    "use",
+    "quote",
+    "unquote",
+    "case",
+    "cond",
+    "if",
+    "unless",
+    "with",
+    "for",
+    "fn",
+    "receive",
+    "try",
+];
+
+/// Elixir's `def name(args) do` is a call of `def` whose first argument is a call of `name`:
+/// that head (with or without a `when` guard) defines `name`, it does not call it; and the
+/// `def` itself is no call either.
+fn elixir_definition(node: Node, text: &str) -> bool {
+    let written = |node: Node| text.get(node.byte_range()).unwrap_or("");
+    if ELIXIR_DEFINERS.contains(&written(node)) || ELIXIR_FORMS.contains(&written(node)) {
+        return true;
+    }
+    let Some(head) = node.parent().filter(|head| head.kind() == "call") else {
+        return false;
+    };
+    let mut above = head.parent();
+    if above.is_some_and(|node| node.kind() == "binary_operator") {
+        above = above.and_then(|node| node.parent());
+    }
+    above
+        .filter(|node| node.kind() == "arguments")
+        .and_then(|arguments| arguments.parent())
+        .filter(|node| node.kind() == "call")
+        .and_then(|definer| definer.child_by_field_name("target"))
+        .is_some_and(|target| ELIXIR_DEFINERS.contains(&written(target)))
+}
+
 /// A reference from the text of its `@name` capture: quotes and sigils dropped, a path
 /// split into qualifier and last segment (a quoted path loses its file extension too).
 fn reference(kind: &'static str, written: &str, node: Node, line_offset: u32) -> Option<Reference> {
@@ -251,7 +328,6 @@ fn reference(kind: &'static str, written: &str, node: Node, line_offset: u32) ->
     } else {
         split_path(cleaned)
     };
-    let name = name.trim_end_matches(['?', '!', '*', '&']);
     if name.is_empty() || !name.chars().any(char::is_alphanumeric) {
         return None;
     }

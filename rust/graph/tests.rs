@@ -500,3 +500,43 @@ fn dump_tree() {
     let tree = crate::chunk::parse_for_tests(language, &source);
     println!("{}", tree.root_node().to_sexp());
 }
+
+#[test]
+fn elixir_definition_heads_are_not_calls() {
+    let found = edges(
+        "lib/enc.ex",
+        "defmodule Enc do\n  defp encode(x, opts) when is_map(opts) do\n    encode_map(x)\n  end\n\n  def run(x), do: encode(x, %{})\nend\n",
+    );
+    let calls: Vec<(&str, &str)> = found
+        .iter()
+        .filter(|(_, _, kind)| *kind == "call")
+        .map(|(symbol, name, _)| (symbol.as_str(), name.as_str()))
+        .collect();
+    assert!(calls.contains(&("encode", "encode_map")), "{calls:?}");
+    assert!(calls.contains(&("run", "encode")), "{calls:?}");
+    assert!(!calls.contains(&("encode", "encode")), "{calls:?}");
+    assert!(!calls.contains(&("run", "run")), "{calls:?}");
+}
+
+#[test]
+fn rust_calls_inside_macro_arguments_count() {
+    assert_edges(
+        "tests/chain.rs",
+        "fn check() {\n    assert!(chain.next_back().is_none());\n    println!(\"{}\", render(x));\n}\n",
+        &[
+            ("check", "next_back", "call"),
+            ("check", "is_none", "call"),
+            ("check", "render", "call"),
+            ("check", "assert", "call"),
+        ],
+    );
+}
+
+#[test]
+fn ruby_bang_and_predicate_methods_keep_their_suffix() {
+    assert_edges(
+        "lib/t.rb",
+        "def run\n  Sidekiq.testing!(:inline)\n  valid?\n  item.empty?\nend\n",
+        &[("run", "testing!", "call"), ("run", "empty?", "call")],
+    );
+}

@@ -17,3 +17,9 @@
 (impl_item trait: (scoped_type_identifier name: (type_identifier) @name)) @reference.inherit
 (impl_item trait: (generic_type type: (type_identifier) @name)) @reference.inherit
 (type_identifier) @name @reference.type
+; Macro arguments are token trees, not expressions: `name(...)` inside them is still a call.
+(token_tree
+  (identifier) @name
+  .
+  (token_tree) @_arguments
+  (#match? @_arguments "^[(]")) @reference.call
