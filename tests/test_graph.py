@@ -36,6 +36,14 @@ FILES = {
         def load(path):
             return open(path).read()
         """,
+    "pkg/cache.py": """\
+        from pkg.util import load
+
+
+        def warm(thing):
+            thing.load("k")
+            return load("path")
+        """,
     "app/main.py": """\
         from pkg.store import helper
 
@@ -92,18 +100,28 @@ def test_a_unique_name_in_the_same_directory_is_a_sure_edge(index: sharc.Index) 
 
 
 def test_an_ambiguous_name_lists_every_candidate_nearest_first(index: sharc.Index) -> None:
-    edges = index.callers("load")
-    (edge,) = [e for e in edges if e.source and e.source.fqn == "helper"]
-    assert edge.ambiguous
-    assert [(c.definition.fqn, c.scope) for c in edge.candidates] == [
-        ("Store.load", SAME_FILE), ("load", SAME_DIRECTORY),
+    edges = {(e.path, e.line): e for e in index.callers("load")}
+    # `thing.load(...)`: a method of some object, or util's function through a module.
+    through_thing = edges["pkg/cache.py", 5]
+    assert through_thing.ambiguous
+    assert [(c.definition.fqn, c.scope) for c in through_thing.candidates] == [
+        ("Store.load", SAME_DIRECTORY), ("load", SAME_DIRECTORY),
     ]
-    assert edge.candidates[0].confidence > edge.candidates[1].confidence
-    assert sum(c.confidence for c in edge.candidates) < 1.0  # a share stays "outside"
+    assert through_thing.candidates[0].confidence == through_thing.candidates[1].confidence
+    assert sum(c.confidence for c in through_thing.candidates) < 1.0  # a share stays outside
+    # A bare `load(...)` in Python is never a method.
+    bare = edges["pkg/cache.py", 6]
+    assert [c.definition.id for c in bare.candidates] == ["pkg/util.py::load"]
+    # `Store().load(...)`: the receiver names the class.
+    typed = edges["pkg/store.py", 13]
+    assert typed.candidates[0].definition.fqn == "Store.load" and not typed.ambiguous
+    assert typed.candidates[0].scope == f"{SAME_FILE}, receiver"
     # Asking for one definition keeps the sites that may mean it, with its share.
-    (precise,) = index.callers("Store.load")
-    assert precise.confidence == edge.candidates[0].confidence
-    assert index.callers("pkg/util.py::load")[0].confidence == edge.candidates[1].confidence
+    precise = {e.location: e.confidence for e in index.callers("Store.load")}
+    assert set(precise) == {"pkg/store.py:13", "pkg/cache.py:5"}
+    assert precise["pkg/cache.py:5"] == through_thing.candidates[0].confidence
+    util = {e.location for e in index.callers("pkg/util.py::load")}
+    assert util == {"pkg/cache.py:5", "pkg/cache.py:6", "pkg/store.py:13"}
 
 
 def test_callees_and_the_call_graph_follow_sure_edges(index: sharc.Index) -> None:
@@ -112,12 +130,13 @@ def test_callees_and_the_call_graph_follow_sure_edges(index: sharc.Index) -> Non
     assert calls[0].candidates[0].definition.id == "pkg/store.py::helper"
     nodes = index.graph().call_graph("run", depth=2)
     assert [(n.depth, n.definition.fqn) for n in nodes][:2] == [(0, "run"), (1, "helper")]
-    # helper's call to the ambiguous `load` is listed but not followed.
-    helper = next(n for n in nodes if n.definition.fqn == "helper")
-    assert any(e.name == "load" and e.ambiguous for e in helper.edges)
-    assert "Store.load" not in {n.definition.fqn for n in nodes}
+    # helper's sure call to `Store.load` is followed; warm's ambiguous one would not be.
+    assert (2, "Store.load") in [(n.depth, n.definition.fqn) for n in nodes]
+    warm = index.graph().call_graph("warm", depth=1)
+    assert any(e.name == "load" and e.ambiguous for e in warm[0].edges)
+    assert [n.definition.fqn for n in warm if n.depth == 1] == ["load"]
     callers = index.graph().call_graph("pkg/util.py::normalize", depth=2, direction="callers")
-    assert [n.definition.fqn for n in callers] == ["normalize", "Store.load"]
+    assert [n.definition.fqn for n in callers] == ["normalize", "Store.load", "helper"]
 
 
 def test_references_of_every_kind(index: sharc.Index) -> None:
@@ -161,8 +180,8 @@ def test_search_results_can_carry_callers_and_callees(index: sharc.Index) -> Non
     hits = index.search("Store load", mode="keyword", graph=True)
     load = next(h for h in hits if h.fqn == "Store.load")
     assert load.calls[:2] == ("Store.fetch (pkg/store.py:8)", "normalize (pkg/util.py:1)")
-    # helper's `Store().load` may also mean util's `load`: the edge is marked ambiguous.
-    assert load.called_by == ("helper (pkg/store.py:13)?",)
+    # warm's `thing.load` may also mean util's `load`: that edge is marked ambiguous.
+    assert load.called_by == ("helper (pkg/store.py:13)", "warm (pkg/cache.py:5)?")
     plain = index.search("Store load", mode="keyword")
     assert all(h.called_by == () and h.calls == () for h in plain)
 
@@ -177,9 +196,11 @@ def test_cli_callers_callees_and_refs(
     assert edge["location"] == "pkg/store.py:6" and edge["from"]["fqn"] == "Store.load"
     assert edge["candidates"][0]["id"] == "pkg/util.py::normalize"
 
-    assert main(["callees", "helper", *where]) == 0
+    assert main(["callees", "warm", *where]) == 0
     out = capsys.readouterr().out
-    assert "pkg/store.py:13  load  -> Store.load (same file" in out and "[ambiguous]" in out
+    assert "pkg/cache.py:5  load  -> Store.load (same directory, 0.46), load" in out
+    assert "[ambiguous]" in out
+    assert "pkg/cache.py:6  load  -> load (same directory" in out
 
     assert main(["refs", "helper", "--kind", "import", *where]) == 0
     captured = capsys.readouterr()
@@ -209,3 +230,16 @@ def test_references_from_another_extractor_are_read_again(
     report = index.update(embed=False)
     assert report.chunks_added == 0
     assert len(index.callers("normalize")) == 1
+
+
+def test_chunks_cross_to_ray_workers_with_their_references() -> None:
+    import pickle
+
+    from sharc.chunking import ChunkedFile
+    from sharc.distributed import _from_portable, _portable_chunk
+
+    chunks = sharc.chunk_text("pkg/store.py", textwrap.dedent(FILES["pkg/store.py"]))
+    portable = pickle.loads(pickle.dumps([_portable_chunk(c) for c in chunks]))
+    back = _from_portable(ChunkedFile("pkg/store.py", "python", 1, "hash"), portable).chunks
+    assert [c.references for c in back] == [c.references for c in chunks]
+    assert any(c.references for c in back)

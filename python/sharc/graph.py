@@ -20,6 +20,7 @@ Stages, top to bottom: find the target definitions (`definitions`), gather refer
 from __future__ import annotations
 
 import posixpath
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -43,6 +44,14 @@ FAMILIES = (
     frozenset({"ocaml", "ocaml_interface"}),
     frozenset({"java", "kotlin", "scala"}),
 )
+#: Languages where a method is only reached through a receiver (`self.f()`, `this.f()`,
+#: `s.F()`, `Type::f()`): a bare `f()` is never one of their methods. (Not Zig, where a
+#: struct's functions call one another bare; not the languages with an implicit `this`.)
+BARE_CALLS_ARE_FUNCTIONS = frozenset({
+    "python", "javascript", "typescript", "tsx", "vue", "svelte", "go", "rust", "c", "php",
+})
+#: Receivers that name the caller's own object or class.
+SELF_RECEIVERS = frozenset({"self", "this", "cls", "$this", "Self", "static", "@"})
 SAME_FILE, SAME_DIRECTORY, IMPORTED, ELSEWHERE = (
     "same file", "same directory", "imported", "elsewhere",
 )
@@ -58,6 +67,9 @@ class GraphSettings:
     elsewhere: float = 1.0
     #: The weight of "not defined in the index" (a library, a builtin).
     outside: float = 1.0
+    #: A call's receiver names the candidate's class (`Store.create()`, `self.load()` in the
+    #: same class, `store.load()` for `Store.load`): its weight is multiplied by this.
+    receiver: float = 4.0
     #: A candidate at least this confident is the reference's meaning; below, it is ambiguous.
     sure: float = 0.75
 
@@ -161,14 +173,16 @@ class Graph:
         self, reference: ReferenceRow, definitions: Sequence[Definition]
     ) -> tuple[Candidate, ...]:
         """Weigh the definitions of `reference.name` as seen from the reference's file."""
+        language = self._language_map().get(reference.path, "")
         fitting = [
             d for d in definitions
             if _kind_fits(reference.kind, d.kind) and self._same_family(reference.path, d.path)
+            and _reachable(reference, language, d)
         ]
         if not fitting:
             return ()
         imports = self._imports_of(reference.path)
-        scored = [(d, *self._weigh(reference.path, imports, d)) for d in fitting]
+        scored = [(d, *self._weigh_reference(reference, imports, d)) for d in fitting]
         total = sum(weight for _, weight, _ in scored) + self.settings.outside
         candidates = [
             Candidate(d, round(weight / total, 3), scope) for d, weight, scope in scored
@@ -187,6 +201,14 @@ class Graph:
         if _imported(definition.path, imports):
             return s.imported, IMPORTED
         return s.elsewhere, ELSEWHERE
+
+    def _weigh_reference(
+        self, reference: ReferenceRow, imports: tuple[str, ...], definition: Definition
+    ) -> tuple[float, str]:
+        weight, scope = self._weigh(reference.path, imports, definition)
+        if _receiver_names_class(reference, definition):
+            return weight * self.settings.receiver, f"{scope}, receiver"
+        return weight, scope
 
     def _imports_of(self, path: str) -> tuple[str, ...]:
         """The module paths a file imports, as `a/b/c` tails."""
@@ -364,6 +386,34 @@ def _kind_fits(reference_kind: str, definition_kind: str) -> bool:
     if reference_kind in ("type", "inherit"):
         return definition_kind not in NOT_A_TYPE
     return True
+
+
+def _reachable(reference: ReferenceRow, language: str, definition: Definition) -> bool:
+    """A bare call cannot reach a method where methods need a receiver."""
+    bare_call = reference.kind == "call" and not reference.qualifier
+    return not (
+        bare_call and language in BARE_CALLS_ARE_FUNCTIONS
+        and definition.kind in ("method", "constructor")
+    )
+
+
+def _scope_of(fqn: str) -> str:
+    return fqn.rsplit(".", 1)[0] if "." in fqn else ""
+
+
+def _receiver_names_class(reference: ReferenceRow, definition: Definition) -> bool:
+    """Whether a call's receiver points at the candidate's class: `self`/`this` inside that
+    class, or a receiver whose last segment is the class name (any case, `_` dropped)."""
+    receiver = reference.qualifier
+    scope = _scope_of(definition.fqn)
+    if reference.kind != "call" or not receiver or receiver == "…" or not scope:
+        return False
+    if receiver in SELF_RECEIVERS:
+        caller = _base_id(reference.chunk_id).split("::", 1)[-1]
+        return _scope_of(caller) == scope
+    last = re.split(r"\.|::|->|:", receiver)[-1]
+    last = re.sub(r"\(.*\)$", "", last).strip("_$@").lower()
+    return bool(last) and last == scope.rsplit(".", 1)[-1].lower()
 
 
 def _base_id(chunk_id: str) -> str:

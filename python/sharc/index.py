@@ -37,7 +37,7 @@ import os
 import threading
 import time
 from collections.abc import Collection, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -122,8 +122,8 @@ class SearchResult:
     id: str
     #: With `search(graph=True)`, for the top hits: the chunks that call this one and the
     #: definitions it calls, as `fqn (path:line)` labels (`?`: an ambiguous edge).
-    called_by: tuple[str, ...] = ()
-    calls: tuple[str, ...] = ()
+    called_by: tuple[str, ...] = field(default=(), kw_only=True)
+    calls: tuple[str, ...] = field(default=(), kw_only=True)
 
     @property
     def location(self) -> str:

@@ -34,7 +34,8 @@ pub struct Reference {
     /// 1-based line of the reference.
     pub line: u32,
     /// What the name was reached through, as written: the module path of an import
-    /// ("sharc.graph" for `graph`); empty otherwise.
+    /// ("sharc" for `sharc.graph`), the receiver of a call (`self`, `os.path`, `Store`; `…`
+    /// for a longer expression); empty for a bare name.
     pub qualifier: String,
 }
 
@@ -127,7 +128,7 @@ fn query_source(language: Language) -> Option<String> {
 /// whose references were read with another version reads its files again.
 pub fn version() -> String {
     /// Bump when the Rust side of extraction changes (filters, name cleaning, assignment).
-    const RULES: u32 = 1;
+    const RULES: u32 = 3;
     let mut material = format!("rules {RULES}\n");
     for language in Language::all() {
         if let Some(source) = query_source(language) {
@@ -175,6 +176,7 @@ pub(crate) fn references(
         return Vec::new();
     };
     let name_index = query.capture_index_for_name("name");
+    let receiver_index = query.capture_index_for_name("receiver");
     let kinds: Vec<Option<&'static str>> = query
         .capture_names()
         .iter()
@@ -206,7 +208,19 @@ pub(crate) fn references(
         let Some(written) = text.get(name.node.byte_range()) else {
             continue;
         };
-        if let Some(reference) = reference(kind, written, name.node, line_offset) {
+        if let Some(mut reference) = reference(kind, written, name.node, line_offset) {
+            let receiver = found_match
+                .captures()
+                .iter()
+                .find(|capture| Some(capture.index) == receiver_index)
+                .and_then(|capture| text.get(capture.node.byte_range()));
+            if let Some(receiver) = receiver {
+                reference.qualifier = receiver_label(receiver);
+            } else if kind == "call" && reached_through_token(name.node) {
+                // A call inside a macro's token tree: `self.next()` is tokens, not a field
+                // expression, but still a call through a receiver.
+                reference.qualifier = "…".to_string();
+            }
             found.push(reference);
             if found.len() >= MAX_PER_FILE {
                 break;
@@ -215,13 +229,12 @@ pub(crate) fn references(
     }
     // One reference per name and line, of the strongest kind: `implements Foo` is an
     // inheritance, not also a type mention.
+    // A call matched with and without its receiver keeps the receiver.
     found.sort_by(|a, b| {
-        (a.line, &a.name, rank(a.kind), &a.qualifier).cmp(&(
-            b.line,
-            &b.name,
-            rank(b.kind),
-            &b.qualifier,
-        ))
+        let key = |r: &Reference| (r.line, r.name.clone(), rank(r.kind), r.qualifier.is_empty());
+        key(a)
+            .cmp(&key(b))
+            .then_with(|| a.qualifier.cmp(&b.qualifier))
     });
     found.dedup_by(|later, kept| later.line == kept.line && later.name == kept.name);
     found
@@ -337,6 +350,23 @@ fn reference(kind: &'static str, written: &str, node: Node, line_offset: u32) ->
         line: node.start_position().row as u32 + 1 + line_offset,
         qualifier: qualifier.to_string(),
     })
+}
+
+/// Whether `node` comes right after a `.`, `->` or `::` token.
+fn reached_through_token(node: Node) -> bool {
+    node.prev_sibling()
+        .is_some_and(|previous| matches!(previous.kind(), "." | "->" | "::"))
+}
+
+/// The receiver of a call as written (`self`, `os.path`, `Store`), or `…` for a longer
+/// expression: a call through something, whatever it is.
+fn receiver_label(receiver: &str) -> String {
+    let receiver = receiver.trim();
+    if receiver.is_empty() || receiver.len() > 60 || receiver.contains(char::is_whitespace) {
+        "…".to_string()
+    } else {
+        receiver.to_string()
+    }
 }
 
 /// `("sharc.graph", "resolve")` from `sharc.graph.resolve`; also `::`, `\`, `:`.

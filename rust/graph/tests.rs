@@ -540,3 +540,62 @@ fn ruby_bang_and_predicate_methods_keep_their_suffix() {
         &[("run", "testing!", "call"), ("run", "empty?", "call")],
     );
 }
+
+#[test]
+fn calls_through_a_receiver_keep_it_as_their_qualifier() {
+    let file = chunked(
+        "app/run.py",
+        "def run(store):\n    store.load(1)\n    self.save()\n    load(2)\n    make(a, b).close()\n",
+    );
+    let found: Vec<(&str, &str)> = file.chunks[0]
+        .references
+        .iter()
+        .map(|r| (r.name.as_str(), r.qualifier.as_str()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("load", "store"),
+            ("save", "self"),
+            ("load", ""),
+            ("close", "…"),
+            ("make", "")
+        ]
+    );
+    let java = chunked(
+        "A.java",
+        "class A { void f() { repo.find(1); helper(); } }\n",
+    );
+    let calls: Vec<(&str, &str)> = java
+        .chunks
+        .iter()
+        .flat_map(|c| c.references.iter())
+        .filter(|r| r.kind == "call")
+        .map(|r| (r.name.as_str(), r.qualifier.as_str()))
+        .collect();
+    assert_eq!(calls, [("find", "repo"), ("helper", "")]);
+}
+
+#[test]
+fn method_calls_inside_macro_arguments_have_a_receiver() {
+    let file = chunked(
+        "src/de.rs",
+        "fn f(&mut self) {\n    tri!(self.next_char());\n    tri!(parse(x));\n}\n",
+    );
+    let calls: Vec<(&str, &str)> = file.chunks[0]
+        .references
+        .iter()
+        .filter(|r| r.name != "tri")
+        .map(|r| (r.name.as_str(), r.qualifier.as_str()))
+        .collect();
+    assert_eq!(calls, [("next_char", "…"), ("parse", "")]);
+}
+
+#[test]
+fn zig_enum_literal_calls_have_no_receiver_but_count() {
+    assert_edges(
+        "src/config.zig",
+        "pub fn main() void {\n    const a = .{ .address = .localhost(8080) };\n    _ = a;\n}\n",
+        &[("main", "localhost", "call")],
+    );
+}

@@ -1,7 +1,7 @@
 ; C#: calls, `new`, `using`, base types, declared types.
 (invocation_expression function: (identifier) @name) @reference.call
 (invocation_expression function: (generic_name (identifier) @name)) @reference.call
-(invocation_expression function: (member_access_expression name: (identifier) @name)) @reference.call
+(invocation_expression function: (member_access_expression expression: (_) @receiver name: (identifier) @name)) @reference.call
 (invocation_expression function: (member_access_expression name: (generic_name (identifier) @name))) @reference.call
 (object_creation_expression type: (identifier) @name) @reference.call
 (object_creation_expression type: (generic_name (identifier) @name)) @reference.call
@@ -19,3 +19,4 @@
 (method_declaration returns: (identifier) @name) @reference.type
 (method_declaration returns: (generic_name (identifier) @name)) @reference.type
 (type_argument_list (identifier) @name) @reference.type
+(invocation_expression function: (member_access_expression name: (identifier) @name)) @reference.call

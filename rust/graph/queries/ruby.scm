@@ -1,5 +1,6 @@
 ; Ruby: method calls, `X.new`, `require`, superclasses and mixins.
 (call method: (identifier) @name) @reference.call
+(call receiver: (_) @receiver method: (identifier) @name) @reference.call
 (call receiver: (constant) @name method: (identifier) @_new (#eq? @_new "new")) @reference.call
 (call
   method: (identifier) @_require

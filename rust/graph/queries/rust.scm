@@ -1,7 +1,7 @@
 ; Rust: calls, method calls, macros, `use`, trait impls, every type name.
 (call_expression function: (identifier) @name) @reference.call
-(call_expression function: (scoped_identifier name: (identifier) @name)) @reference.call
-(call_expression function: (field_expression field: (field_identifier) @name)) @reference.call
+(call_expression function: (scoped_identifier path: (_) @receiver name: (identifier) @name)) @reference.call
+(call_expression function: (field_expression value: (_) @receiver field: (field_identifier) @name)) @reference.call
 (call_expression function: (generic_function function: (identifier) @name)) @reference.call
 (call_expression function: (generic_function function: (scoped_identifier name: (identifier) @name))) @reference.call
 (call_expression function: (generic_function function: (field_expression field: (field_identifier) @name))) @reference.call
@@ -23,3 +23,5 @@
   .
   (token_tree) @_arguments
   (#match? @_arguments "^[(]")) @reference.call
+(call_expression function: (scoped_identifier name: (identifier) @name)) @reference.call
+(call_expression function: (field_expression field: (field_identifier) @name)) @reference.call
