@@ -243,3 +243,9 @@ def test_chunks_cross_to_ray_workers_with_their_references() -> None:
     back = _from_portable(ChunkedFile("pkg/store.py", "python", 1, "hash"), portable).chunks
     assert [c.references for c in back] == [c.references for c in chunks]
     assert any(c.references for c in back)
+
+
+def test_a_bare_call_is_no_caller_of_a_method(index: sharc.Index) -> None:
+    # pkg/cache.py:6 calls `load(...)` bare: util's function, never `Store.load`.
+    assert "pkg/cache.py:6" not in {e.location for e in index.callers("Store.load")}
+    assert "pkg/cache.py:6" in {e.location for e in index.callers("load")}

@@ -312,7 +312,7 @@ class Graph:
     ) -> list[Edge]:
         """Edges for reference `rows` to `name`, each with its confidence of meaning one of
         `targets`; with a `precise` symbol, sites that surely mean another definition of the
-        same name are left out."""
+        same name (or that cannot mean any of `targets`) are left out."""
         rows = list(rows)
         everything = self._definitions_by_name([name]).get(name, [])
         target_ids = {t.id for t in targets}
@@ -321,7 +321,7 @@ class Graph:
         for row in rows:
             candidates = self.resolve(row, everything)
             share = round(sum(c.confidence for c in candidates if c.definition.id in target_ids), 3)
-            if precise and candidates and share == 0.0:
+            if precise and share == 0.0:
                 continue
             edges.append(Edge(
                 row.path, row.line, row.name, row.kind, sources.get(row.chunk_id), candidates,
