@@ -218,6 +218,8 @@ class Manifest:
                     self.set_meta("format_version", str(FORMAT_VERSION))
                     self.set_meta("vector_format", VECTOR_FORMAT)
                     self.set_meta("vector_layout", JOURNAL_LAYOUT)
+                    # A new manifest has no file whose references are missing.
+                    self.set_meta("references", REFERENCES_VERSION)
                     connection.commit()
             except sqlite3.DatabaseError as error:
                 raise IndexCorruptError(f"cannot read the index manifest {path}: {error}") from error
