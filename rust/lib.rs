@@ -4,6 +4,7 @@
 
 pub mod chunk;
 pub mod error;
+pub mod graph;
 pub mod lang;
 pub mod tokens;
 pub mod walk;

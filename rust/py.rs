@@ -11,6 +11,7 @@ use pyo3::prelude::*;
 
 use crate::chunk::{self, ChunkOptions};
 use crate::error::Error;
+use crate::graph;
 use crate::lang::Language;
 use crate::tokens;
 use crate::walk::{self as walker, WalkOptions};
@@ -101,12 +102,55 @@ pub struct Chunk {
     header: String,
     text: String,
     code: String,
+    references: Vec<Reference>,
+}
+
+/// A name a chunk calls, imports, inherits or mentions as a type (`sharc.graph` resolves it).
+#[pyclass(frozen, get_all, eq, hash, module = "sharc._core")]
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Reference {
+    name: String,
+    kind: String,
+    line: u32,
+    qualifier: String,
+}
+
+#[pymethods]
+impl Reference {
+    #[new]
+    #[pyo3(signature = (*, name, kind, line, qualifier=String::new()))]
+    fn new(name: String, kind: String, line: u32, qualifier: String) -> Self {
+        Reference {
+            name,
+            kind,
+            line,
+            qualifier,
+        }
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Reference(name={:?}, kind={:?}, line={}, qualifier={:?})",
+            self.name, self.kind, self.line, self.qualifier
+        )
+    }
+}
+
+impl From<graph::Reference> for Reference {
+    fn from(reference: graph::Reference) -> Self {
+        Reference {
+            name: reference.name,
+            kind: reference.kind.to_string(),
+            line: reference.line,
+            qualifier: reference.qualifier,
+        }
+    }
 }
 
 #[pymethods]
 impl Chunk {
     #[new]
-    #[pyo3(signature = (*, id, path, language, tier, kind, symbol, fqn, start_line, end_line, header, text, code))]
+    #[pyo3(signature = (*, id, path, language, tier, kind, symbol, fqn, start_line, end_line, header, text, code, references=Vec::new()))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         id: String,
@@ -121,6 +165,7 @@ impl Chunk {
         header: String,
         text: String,
         code: String,
+        references: Vec<Reference>,
     ) -> Self {
         Chunk {
             id,
@@ -135,6 +180,7 @@ impl Chunk {
             header,
             text,
             code,
+            references,
         }
     }
 
@@ -238,6 +284,7 @@ fn convert_chunks(file: chunk::FileChunks) -> FileChunks {
                 header: c.header,
                 text: c.text,
                 code: c.code,
+                references: c.references.into_iter().map(Reference::from).collect(),
             })
             .collect(),
         path: file.path,
@@ -371,6 +418,13 @@ fn language_tier(language: &str) -> PyResult<u8> {
     Ok(language_named(language)?.tier().number())
 }
 
+/// The identifier of the reference extractor (its queries and rules, as a digest): an index
+/// whose references carry another one fills them again.
+#[pyfunction]
+fn references_version() -> String {
+    graph::version()
+}
+
 /// Keyword tokens of `text`: identifiers whole and split, lowercased.
 #[pyfunction]
 fn code_tokens(text: &str) -> Vec<String> {
@@ -397,11 +451,13 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<WalkedFile>()?;
     module.add_class::<SkippedFile>()?;
     module.add_class::<Chunk>()?;
+    module.add_class::<Reference>()?;
     module.add_class::<FileChunks>()?;
     module.add_class::<PathFilter>()?;
     module.add_function(wrap_pyfunction!(walk_tree, module)?)?;
     module.add_function(wrap_pyfunction!(chunk_files, module)?)?;
     module.add_function(wrap_pyfunction!(chunk_source, module)?)?;
+    module.add_function(wrap_pyfunction!(references_version, module)?)?;
     module.add_function(wrap_pyfunction!(classify_path, module)?)?;
     module.add_function(wrap_pyfunction!(has_grammar, module)?)?;
     module.add_function(wrap_pyfunction!(known_file_types, module)?)?;

@@ -27,7 +27,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 FIXTURE = Path(__file__).parent / "fixtures" / "repo_small"
 TOOLS = {
     "index_codebase", "search_code", "get_indexing_status", "clear_index", "sync_index",
-    "start_watch", "stop_watch", "get_chunk",
+    "start_watch", "stop_watch", "get_chunk", "find_references", "get_call_graph",
 }
 
 
@@ -151,6 +151,40 @@ def test_tools_keep_claude_contexts_names_and_parameters(
             assert {"path", "query", "limit", "extensionFilter"} <= set(search["properties"])
             assert search["properties"]["limit"]["default"] == 3
             assert set(search["required"]) == {"path", "query"}
+
+    run(main)
+
+
+def test_find_references_and_the_call_graph(repo: Path, server_env: dict[str, str]) -> None:
+    async def main() -> None:
+        async with connect([repo], server_env) as client:
+            await index_and_wait(client, repo)
+            text = await call(client, "find_references", path=str(repo), symbol="Task")
+            head, *lines = text.splitlines()
+            assert "reference(s) to 'Task'; defined at taskboard/models.py:" in head
+            assert "taskboard/api.py:36  call in create_task" in text
+            assert any(line.startswith("taskboard/storage.py:9  import") for line in lines)
+            imports = await call(client, "find_references", path=str(repo), symbol="Task",
+                                 kinds=["import"])
+            assert all(" import in " in line for line in imports.splitlines()[1:])
+            with pytest.raises(ToolCallError, match="unknown kinds"):
+                await call(client, "find_references", path=str(repo), symbol="Task",
+                           kinds=["bogus"])
+
+            graph = await call(client, "get_call_graph", path=str(repo),
+                               symbol="create_task", depth=2)
+            nodes = json.loads(graph.split("\n", 1)[1])
+            assert nodes[0]["fqn"] == "create_task" and nodes[0]["depth"] == 0
+            called = {edge["name"] for edge in nodes[0]["edges"]}
+            assert "Task" in called
+            assert any(node["fqn"] == "Task" and node["depth"] == 1 for node in nodes)
+            callers = await call(client, "get_call_graph", path=str(repo), symbol="Task",
+                                 direction="callers", depth=1)
+            assert '"fqn": "create_task"' in callers
+
+            searched = await call(client, "search_code", path=str(repo), query="create_task",
+                                  includeGraph=True)
+            assert "Calls: " in searched
 
     run(main)
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from sharc._core import Chunk, PatternError, SkippedFile, WalkedFile
 from sharc.errors import (
     CancelledError,
+    GraphNotBuiltError,
     IndexCorruptError,
     IndexLockedError,
     IndexVersionError,
@@ -40,6 +41,7 @@ __all__ = [
     "CancelledError",
     "Chunk",
     "ChunkedFile",
+    "GraphNotBuiltError",
     "Index",
     "IndexCorruptError",
     "IndexLockedError",

@@ -27,6 +27,21 @@ class SkippedFile:
     unreadable, unsupported."""
     detail: str
 
+class Reference:
+    """A name a chunk refers to (the code graph's raw material; `sharc.graph` resolves it)."""
+
+    name: str
+    """The name as written, without its qualifier: `resolve`, `Store`, `fmt`."""
+    kind: str
+    """`call`, `import`, `type` or `inherit`."""
+    line: int
+    """1-based line of the reference."""
+    qualifier: str
+    """The module path an import goes through (`sharc` for `sharc.graph`); empty otherwise."""
+    def __init__(self, *, name: str, kind: str, line: int, qualifier: str = "") -> None: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
 class Chunk:
     """One chunk: a symbol, a run of module-level lines, a doc section or a config group."""
 
@@ -42,6 +57,9 @@ class Chunk:
     header: str
     text: str
     code: str
+    references: list[Reference]
+    """The names this chunk calls, imports, inherits or mentions as types, in line order (tree-sitter
+    queries in the tags conventions, for every AST language; empty for text chunks)."""
     @property
     def location(self) -> str:
         """`path:start-end`."""
@@ -60,6 +78,7 @@ class Chunk:
         header: str,
         text: str,
         code: str,
+        references: list[Reference] = ...,
     ) -> None: ...
 
 class FileChunks:
@@ -107,6 +126,10 @@ def chunk_files(
     root: str | PathLike[str], files: list[tuple[str, str]], *, max_chars: int = 3500
 ) -> list[FileChunks]:
     """Read and chunk `(path, language)` files with tree-sitter, in parallel, in input order."""
+
+def references_version() -> str:
+    """The reference extractor's identifier (a digest of its queries and rules): an index whose
+    references were read by another one reads its files again on its next update."""
 
 def chunk_source(path: str, language: str, source: str, *, max_chars: int = 3500) -> FileChunks:
     """Chunk in-memory `source` as if it were the file at `path`."""

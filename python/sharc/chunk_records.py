@@ -13,7 +13,7 @@ import hashlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from sharc.manifest import ChunkRecord, RemovedChunk
+from sharc.manifest import ChunkRecord, ReferenceRow, RemovedChunk
 
 if TYPE_CHECKING:
     from sharc._core import Chunk
@@ -30,6 +30,15 @@ def unique_chunks(chunks: Sequence[Chunk]) -> list[Chunk]:
             seen.add(chunk.id)
             unique.append(chunk)
     return unique
+
+
+def reference_rows(chunks: Sequence[Chunk]) -> list[ReferenceRow]:
+    """The code graph's edges out of a file's chunks, as the manifest stores them."""
+    return [
+        ReferenceRow(chunk.path, chunk.id, ref.name, ref.kind, ref.line, ref.qualifier)
+        for chunk in unique_chunks(chunks)
+        for ref in chunk.references
+    ]
 
 
 def vector_key(

@@ -64,6 +64,8 @@ def add_commands(
     search.add_argument("--glob", metavar="GLOB", help="only paths matching this glob")
     search.add_argument("--tests", action="store_true", help="do not rank tests lower")
     search.add_argument("--code", action="store_true", help="print each hit's code")
+    search.add_argument("--graph", action="store_true",
+                        help="show what calls the top hits and what they call (code graph)")
     search.add_argument("--json", action="store_true", help="print one JSON object per result")
     _add_index_options(search, several=True)
     search.set_defaults(run=_search)
@@ -80,6 +82,10 @@ def add_commands(
     clear.add_argument("path", nargs="?", default=".", help="the repository root (default: .)")
     _add_index_options(clear)
     clear.set_defaults(run=_clear)
+
+    from sharc import cli_graph
+
+    cli_graph.add_commands(commands, _add_index_options)
 
     mcp = commands.add_parser("mcp", help="serve the MCP tools (stdio by default)",
                               description="Serve sharc's MCP tools to an AI assistant.")
@@ -176,6 +182,10 @@ def _search(args: argparse.Namespace) -> int:
         limit=args.limit, mode=args.mode, extensions=args.ext, languages=args.lang,
         path_prefix=args.under, path_glob=args.glob, include_tests=True if args.tests else None,
     )
+    if args.graph:
+        if len(indexes) > 1:
+            raise ValueError("--graph searches one --path at a time")
+        options["graph"] = True
     if len(indexes) == 1:
         response = indexes[0].search(args.query, **options)  # type: ignore[arg-type]
     else:
@@ -193,6 +203,8 @@ def _search(args: argparse.Namespace) -> int:
                 "score": round(result.score, 4), "kind": result.kind, "symbol": result.symbol,
                 "fqn": result.fqn, "language": result.language, "header": result.header,
                 "code": result.code,
+                **({"called_by": list(result.called_by), "calls": list(result.calls)}
+                   if args.graph else {}),
             }) + "\n")
             continue
         location = (
@@ -200,6 +212,10 @@ def _search(args: argparse.Namespace) -> int:
             if root else result.location
         )
         out.write(f"{location}  {result.score:.3f}  {result.kind} {result.fqn or result.symbol}\n")
+        if getattr(result, "called_by", ()):
+            out.write(f"    called by: {', '.join(result.called_by)}\n")
+        if getattr(result, "calls", ()):
+            out.write(f"    calls: {', '.join(result.calls)}\n")
         if args.code:
             out.write("".join(f"    {line}\n" for line in result.code.splitlines()))
     note = "" if response.complete else " (embeddings still being computed)"

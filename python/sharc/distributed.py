@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from sharc.errors import ClusterError
 
 if TYPE_CHECKING:
-    from sharc._core import WalkedFile
+    from sharc._core import Chunk, WalkedFile
     from sharc.chunking import ChunkedFile
     from sharc.embed_policy import EmbedPolicy
     from sharc.manifest import ChunkRecord
@@ -233,16 +233,28 @@ def chunk_on_worker(
     from sharc.chunking import chunk_files
 
     chunked = chunk_files(root, [_File(*fields) for fields in files], policy=policy)  # type: ignore[misc]
-    return [
-        (replace(c, chunks=[]), [tuple(getattr(ch, f) for f in _CHUNK_FIELDS) for ch in c.chunks])
-        for c in chunked
-    ]
+    return [(replace(c, chunks=[]), [_portable_chunk(ch) for ch in c.chunks]) for c in chunked]
+
+
+def _portable_chunk(chunk: Chunk) -> tuple[Any, ...]:
+    """A chunk's fields, its references as `(name, kind, line, qualifier)` (neither pickles)."""
+    references = [(r.name, r.kind, r.line, r.qualifier) for r in chunk.references]
+    return (*(getattr(chunk, f) for f in _CHUNK_FIELDS), references)
 
 
 def _from_portable(chunked: ChunkedFile, chunks: list[tuple[Any, ...]]) -> ChunkedFile:
-    from sharc._core import Chunk
+    from sharc._core import Chunk, Reference
 
-    return replace(chunked, chunks=[Chunk(**dict(zip(_CHUNK_FIELDS, c))) for c in chunks])
+    return replace(chunked, chunks=[
+        Chunk(
+            **dict(zip(_CHUNK_FIELDS, c[:-1])),
+            references=[
+                Reference(name=name, kind=kind, line=line, qualifier=qualifier)
+                for name, kind, line, qualifier in c[-1]
+            ],
+        )
+        for c in chunks
+    ])
 
 
 # -- embedding -----------------------------------------------------------------------------

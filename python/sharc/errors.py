@@ -6,6 +6,7 @@
     ├── IndexVersionError     the index was written by a newer sharc
     ├── IndexLockedError      another process is writing this index
     ├── NotIndexedError       search on a root that has no index yet
+    ├── GraphNotBuiltError    the index predates the code graph; `sharc index` fills it
     ├── PathNotAllowedError   a path outside the roots a server was started with
     ├── ClusterError          the Ray cluster cannot be reached (`sharc.distributed`)
     └── CancelledError        indexing was cancelled by the caller
@@ -39,6 +40,10 @@ class IndexLockedError(SharcError):
 
 class NotIndexedError(SharcError):
     """The root has no index yet: run `sharc index PATH` first."""
+
+
+class GraphNotBuiltError(SharcError):
+    """The index was built before the code graph; the next `sharc index` fills it."""
 
 
 class PathNotAllowedError(SharcError):

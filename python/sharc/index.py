@@ -37,7 +37,7 @@ import os
 import threading
 import time
 from collections.abc import Collection, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -74,11 +74,14 @@ from sharc.writer import (
 if TYPE_CHECKING:
     from sharc.distributed import Executor
     from sharc.embedding import Embedder
+    from sharc.graph import Edge, Graph
     from sharc.keyword import KeywordStore
     from sharc.ranking.pipeline import Arm
     from sharc.vector_segments import SegmentedVectors
 
 SearchMode = Literal["hybrid", "semantic", "keyword"]
+#: How many of the top search results get their callers and callees with `graph=True`.
+GRAPH_HITS = 5
 
 FIRST_KEYWORD_WAIT_SECONDS = 3.0  # a search during the first update waits this long for it
 
@@ -117,6 +120,10 @@ class SearchResult:
     header: str
     code: str
     id: str
+    #: With `search(graph=True)`, for the top hits: the chunks that call this one and the
+    #: definitions it calls, as `fqn (path:line)` labels (`?`: an ambiguous edge).
+    called_by: tuple[str, ...] = field(default=(), kw_only=True)
+    calls: tuple[str, ...] = field(default=(), kw_only=True)
 
     @property
     def location(self) -> str:
@@ -424,12 +431,14 @@ class Index(AsyncIndexMethods):
         path_glob: str | None = None,
         include_tests: bool | None = None,
         max_per_file: int | None = 2,
+        graph: bool = False,
     ) -> SearchResponse:
         """Hybrid search: BM25 and vector candidates ranked by `sharc.ranking.rank`.
 
         Identifier queries lean on keywords and exact symbol matches; natural-language queries
         on vectors. Tests, docs, generated and vendored code rank lower unless the query asks
-        for them. Results are spread across files (`max_per_file` in the top list).
+        for them. Results are spread across files (`max_per_file` in the top list). With
+        `graph`, the top `GRAPH_HITS` results carry `called_by` and `calls` (`sharc.graph`).
         """
         from sharc import ranking
 
@@ -469,6 +478,8 @@ class Index(AsyncIndexMethods):
             for candidate, score in top
             if (r := records.get(candidate.id)) is not None
         ]
+        if graph and manifest.has_references():
+            results = _with_neighbours(results, manifest)
         return SearchResponse(results, ranked.arms, ranked.kind.value, complete)
 
     def _keyword_arm(self, languages: Sequence[str], path_prefix: str | None) -> Arm:
@@ -496,6 +507,29 @@ class Index(AsyncIndexMethods):
         return search
 
     # -- state -----------------------------------------------------------------------------
+
+    # -- the code graph --------------------------------------------------------------------
+
+    def graph(self) -> Graph:
+        """The code graph (`sharc.graph`): references, callers, callees, call graphs."""
+        from sharc.graph import Graph
+
+        return Graph(self._reader_manifest())
+
+    def references(
+        self, symbol: str, *, kinds: Sequence[str] = (), path: str | None = None
+    ) -> list[Edge]:
+        """Every site that refers to `symbol` (a name, `Class.method` or a chunk id), with
+        the definitions it may mean and how sure that is."""
+        return self.graph().references(symbol, kinds=kinds, path=path)
+
+    def callers(self, symbol: str, *, path: str | None = None) -> list[Edge]:
+        """The call sites of `symbol`, most confident first."""
+        return self.graph().callers(symbol, path=path)
+
+    def callees(self, symbol: str, *, path: str | None = None) -> list[Edge]:
+        """The calls `symbol` makes, each resolved to its candidate definitions."""
+        return self.graph().callees(symbol, path=path)
 
     def stats(self) -> IndexStats:
         manifest = self._reader_manifest()
@@ -541,6 +575,22 @@ class Index(AsyncIndexMethods):
 
 
 # -- helpers -------------------------------------------------------------------------------
+
+
+def _with_neighbours(results: list[SearchResult], manifest: Manifest) -> list[SearchResult]:
+    """The top hits with what calls them and what they call."""
+    from dataclasses import replace
+
+    from sharc.graph import Graph
+
+    graph = Graph(manifest)
+    shaped = []
+    for rank, result in enumerate(results):
+        if rank < GRAPH_HITS and result.symbol:
+            called_by, calls = graph.neighbours(result.id)
+            result = replace(result, called_by=tuple(called_by), calls=tuple(calls))
+        shaped.append(result)
+    return shaped
 
 
 def _directory_size(directory: Path) -> int:

@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from watchfiles import Change
 
     from sharc._core import WalkedFile
+    from sharc.graph import Graph
     from sharc.index import EmbeddingMode, Index, Progress, SearchResponse, UpdateReport
 
 DEFAULT_DEBOUNCE = 2.0
@@ -557,6 +558,10 @@ class LiveIndex:
                     f"{self.root} is being indexed; nothing is searchable yet"
                 ) from error
             raise
+
+    def graph(self) -> Graph:
+        """The code graph of what is committed so far (`Index.graph`)."""
+        return self._reader_index().graph()
 
     def _reader_index(self) -> Index:
         """A reader separate from the writer (whose update closes its own readers), renewed

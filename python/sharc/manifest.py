@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
+from sharc import _core
 from sharc.errors import IndexCorruptError, IndexVersionError
 
 if TYPE_CHECKING:
@@ -75,7 +76,25 @@ CREATE INDEX IF NOT EXISTS chunks_path ON chunks (path);
 CREATE INDEX IF NOT EXISTS chunks_vector_key ON chunks (vector_key);
 CREATE TABLE IF NOT EXISTS vectors (vector_key TEXT PRIMARY KEY, vector BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS vector_tombstones (key INTEGER PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS refs (
+    path TEXT NOT NULL,
+    chunk_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    line INTEGER NOT NULL,
+    qualifier TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS refs_name ON refs (name);
+CREATE INDEX IF NOT EXISTS refs_path ON refs (path);
+CREATE INDEX IF NOT EXISTS refs_chunk ON refs (chunk_id);
+CREATE INDEX IF NOT EXISTS chunks_symbol ON chunks (symbol);
 """
+#: The `references` meta value of a manifest whose `refs` table holds every file's references,
+#: read by this version of the extractor (`sharc._core.references_version`). Manifests from
+#: before the code graph get the table, empty, when a writer opens them; their next update, as
+#: the first one after the extractor changed, reads every file again (without embedding
+#: anything again) to fill it.
+REFERENCES_VERSION = _core.references_version()
 
 
 @dataclass(frozen=True)
@@ -113,6 +132,29 @@ class ChunkRecord:
     @property
     def location(self) -> str:
         return f"{self.path}:{self.start_line}-{self.end_line}"
+
+
+class ReferenceRow(NamedTuple):
+    """One edge as stored: the chunk at `path` that refers to `name`, and how."""
+
+    path: str
+    chunk_id: str
+    name: str
+    kind: str
+    line: int
+    qualifier: str
+
+
+class DefinitionRow(NamedTuple):
+    """A chunk that defines a name: its id, place, kind and fully qualified name."""
+
+    chunk_id: str
+    path: str
+    kind: str
+    symbol: str
+    fqn: str
+    start_line: int
+    end_line: int
 
 
 class ChunkPlace(NamedTuple):
@@ -180,6 +222,8 @@ class Manifest:
                     self.set_meta("format_version", str(FORMAT_VERSION))
                     self.set_meta("vector_format", VECTOR_FORMAT)
                     self.set_meta("vector_layout", JOURNAL_LAYOUT)
+                    # A new manifest has no file whose references are missing.
+                    self.set_meta("references", REFERENCES_VERSION)
                     connection.commit()
             except sqlite3.DatabaseError as error:
                 raise IndexCorruptError(f"cannot read the index manifest {path}: {error}") from error
@@ -347,7 +391,101 @@ class Manifest:
         ]
         connection.execute("DELETE FROM chunks WHERE path = ?", (path,))
         connection.execute("DELETE FROM files WHERE path = ?", (path,))
+        connection.execute("DELETE FROM refs WHERE path = ?", (path,))
         return removed
+
+    # -- the code graph --------------------------------------------------------------------
+
+    def has_references(self) -> bool:
+        """Whether the `refs` table holds every file's references (perhaps read by an older
+        extractor: the next update reads them again)."""
+        try:
+            return self.get_meta("references") is not None
+        except sqlite3.DatabaseError:
+            return False
+
+    def references_current(self) -> bool:
+        """Whether every file's references were read by this extractor (`REFERENCES_VERSION`)."""
+        return self.get_meta("references") == REFERENCES_VERSION
+
+    def mark_references_complete(self) -> None:
+        self.set_meta("references", REFERENCES_VERSION)
+
+    def put_references(self, path: str, rows: Iterable[ReferenceRow]) -> None:
+        """Replace the references of `path` with `rows`."""
+        connection = self._connection()
+        connection.execute("DELETE FROM refs WHERE path = ?", (path,))
+        connection.executemany(
+            "INSERT INTO refs (path, chunk_id, name, kind, line, qualifier)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+
+    def references_named(self, name: str, kinds: Sequence[str] = ()) -> list[ReferenceRow]:
+        """Every reference to `name`, by path and line."""
+        return self._references_where("name", [name], kinds)
+
+    def references_of_chunks(
+        self, chunk_ids: Sequence[str], *, parts: bool = False
+    ) -> list[ReferenceRow]:
+        """Every reference made by the chunks `chunk_ids` (and, with `parts`, by the later
+        parts of those that were split: `id#part2`, ...)."""
+        found = self._references_where("chunk_id", chunk_ids, ())
+        if parts:
+            for chunk_id in dict.fromkeys(chunk_ids):
+                rows = self._connection().execute(
+                    "SELECT path, chunk_id, name, kind, line, qualifier FROM refs"
+                    " WHERE chunk_id >= ? AND chunk_id < ?",
+                    (f"{chunk_id}#part", f"{chunk_id}#paru"),
+                )
+                found.extend(ReferenceRow(*row) for row in rows)
+            found.sort(key=lambda row: (row.path, row.line, row.name, row.kind))
+        return found
+
+    def references_of_paths(
+        self, paths: Sequence[str], kinds: Sequence[str] = ()
+    ) -> list[ReferenceRow]:
+        """Every reference made in the files `paths` (of `kinds`, if given)."""
+        return self._references_where("path", paths, kinds)
+
+    def _references_where(
+        self, column: str, values: Sequence[str], kinds: Sequence[str]
+    ) -> list[ReferenceRow]:
+        found: list[ReferenceRow] = []
+        kind_clause = f" AND kind IN ({', '.join('?' * len(kinds))})" if kinds else ""
+        for batch in _batches(list(dict.fromkeys(values))):
+            rows = self._connection().execute(
+                "SELECT path, chunk_id, name, kind, line, qualifier FROM refs"
+                f" WHERE {column} IN ({', '.join('?' * len(batch))}){kind_clause}",
+                (*batch, *kinds),
+            )
+            found.extend(ReferenceRow(*row) for row in rows)
+        found.sort(key=lambda row: (row.path, row.line, row.name, row.kind))
+        return found
+
+    def definitions_named(self, names: Sequence[str]) -> list[DefinitionRow]:
+        """The symbol chunks whose symbol is one of `names` (a split symbol's first part only)."""
+        found: list[DefinitionRow] = []
+        for batch in _batches(list(dict.fromkeys(names))):
+            rows = self._connection().execute(
+                "SELECT id, path, kind, symbol, fqn, start_line, end_line FROM chunks"
+                f" WHERE symbol IN ({', '.join('?' * len(batch))}) AND id NOT LIKE '%#part%'",
+                batch,
+            )
+            found.extend(DefinitionRow(*row) for row in rows)
+        found.sort(key=lambda row: (row.path, row.start_line, row.chunk_id))
+        return found
+
+    def definitions_by_id(self, chunk_ids: Sequence[str]) -> list[DefinitionRow]:
+        found: list[DefinitionRow] = []
+        for batch in _batches(list(dict.fromkeys(chunk_ids))):
+            rows = self._connection().execute(
+                "SELECT id, path, kind, symbol, fqn, start_line, end_line FROM chunks"
+                f" WHERE id IN ({', '.join('?' * len(batch))})",
+                batch,
+            )
+            found.extend(DefinitionRow(*row) for row in rows)
+        return found
 
     # -- chunks ----------------------------------------------------------------------------
 
@@ -623,3 +761,9 @@ def _unpack_int8(blob: bytes) -> np.ndarray:
 
     scale = np.frombuffer(blob[:4], dtype=np.float32)[0]
     return np.frombuffer(blob[4:], dtype=np.int8).astype(np.float32) * scale
+
+
+def _batches(values: Sequence[T], size: int = 500) -> Iterator[Sequence[T]]:
+    """SQLite caps the parameters of one statement: ask in batches."""
+    for start in range(0, len(values), size):
+        yield values[start : start + size]

@@ -6,7 +6,8 @@
 
 The tools keep the names and parameters of claude-context's so that existing prompts work:
 `index_codebase`, `search_code`, `get_indexing_status`, `clear_index`, plus `sync_index`,
-`start_watch`, `stop_watch` and `get_chunk`. Indexing always runs in the background: a tool
+`start_watch`, `stop_watch` and `get_chunk`, and the code graph's `find_references` and
+`get_call_graph`. Indexing always runs in the background: a tool
 call returns at once (or after the `waitSeconds` it was asked to wait, reporting progress to a
 client that sent a progress token), and `search_code` answers from what is indexed so far.
 
@@ -56,7 +57,9 @@ sharc searches code by meaning and by identifier (hybrid semantic + BM25, symbol
 Call index_codebase(path) once per repository: it returns at once and indexes in the background
 (later calls are incremental, and a watcher keeps the index fresh). search_code(path, query)
 works while indexing runs, on what is indexed so far. get_indexing_status(path) shows progress.
-Use get_chunk(path, "file.py:10-20") to read more around a result."""
+Use get_chunk(path, "file.py:10-20") to read more around a result. find_references(path, symbol)
+lists calls, imports, type uses and base classes of a symbol; get_call_graph(path, symbol, depth)
+walks its callees or callers. Edges carry a confidence; ambiguous ones list their candidates."""
 
 
 class AllowedRoots:
@@ -245,11 +248,15 @@ def build_server(
         extensionFilter: Annotated[
             list[str], Field(description="Only files with these extensions, e.g. ['.ts', '.py']")
         ] = [],  # noqa: B006
+        includeGraph: Annotated[
+            bool, Field(description="Also list what calls each top result and what it calls")
+        ] = False,
     ) -> str:
         """Search indexed code by meaning or identifier (hybrid semantic + keyword).
 
         Each result has its location (path:start-end), a 0-1 score, the symbol, the context
-        header and the code. Works while indexing runs, on what is indexed so far.
+        header and the code (and with includeGraph, "called by" and "calls" lines). Works
+        while indexing runs, on what is indexed so far.
         """
         root, target = resolve(path)
         if not query.strip():
@@ -263,7 +270,7 @@ def build_server(
             response = await anyio.to_thread.run_sync(
                 lambda: live.search(
                     query, limit=limit, extensions=extensions, path_prefix=prefix,
-                    mode="hybrid" if service.embed else "keyword",
+                    mode="hybrid" if service.embed else "keyword", graph=includeGraph,
                 )
             )
         except NotIndexedError as error:
@@ -357,7 +364,93 @@ def build_server(
             lambda: _read_chunk(service.allowed, root, location, max(0, min(50, contextLines)))
         )
 
+    @server.tool()
+    async def find_references(
+        path: Annotated[str, Field(description="Absolute path of an indexed repository")],
+        symbol: Annotated[str, Field(description="A name ('load'), a dotted name"
+                                                 " ('Store.load') or a chunk id")],
+        kinds: Annotated[
+            list[str], Field(description="Only these kinds: call, import, type, inherit")
+        ] = [],  # noqa: B006
+        limit: Annotated[int, Field(description="How many references, 1-500")] = 100,
+    ) -> str:
+        """Every place that refers to a symbol: calls, imports, type uses, base classes.
+
+        Each reference names the chunk it is in and the definitions it may mean, ranked by
+        scope (same file > same directory > imported module > elsewhere) with a confidence;
+        ambiguous references say so and list their candidates instead of guessing.
+        """
+        root, _ = resolve(path)
+        unknown = sorted(set(kinds) - {"call", "import", "type", "inherit"})
+        if unknown:
+            raise ToolError(f"unknown kinds {unknown}; use call, import, type, inherit")
+        graph = await _graph_of(service, root)
+        edges = await anyio.to_thread.run_sync(lambda: graph.references(symbol, kinds=kinds))
+        return _format_edges(graph, symbol, edges, max(1, min(500, int(limit))))
+
+    @server.tool()
+    async def get_call_graph(
+        path: Annotated[str, Field(description="Absolute path of an indexed repository")],
+        symbol: Annotated[str, Field(description="A name ('load'), a dotted name"
+                                                 " ('Store.load') or a chunk id")],
+        depth: Annotated[int, Field(description="How many hops to follow, 1-5")] = 2,
+        direction: Annotated[
+            Literal["callees", "callers"],
+            Field(description="'callees' (what it calls) or 'callers' (what calls it)"),
+        ] = "callees",
+    ) -> str:
+        """The call graph around a symbol, as JSON: each node a definition with its depth and
+        its edges (call sites, each with candidates and a confidence). Only sure edges are
+        followed to the next depth; ambiguous ones are listed but not followed."""
+        root, _ = resolve(path)
+        graph = await _graph_of(service, root)
+        depth = max(1, min(5, int(depth)))
+        nodes = await anyio.to_thread.run_sync(
+            lambda: graph.call_graph(symbol, depth=depth, direction=direction)
+        )
+        if not nodes:
+            return f"No definition of {symbol!r} in the index of {root}."
+        from sharc.graph import definition_dict, edge_dict
+
+        data = [
+            {**definition_dict(node.definition), "depth": node.depth,
+             "edges": [edge_dict(edge, max_candidates=3) for edge in node.edges]}
+            for node in nodes
+        ]
+        return (f"Call graph of {symbol!r} ({direction}, depth {depth}): {len(nodes)} node(s).\n"
+                + json.dumps(data, indent=1))
+
     return server, service
+
+
+async def _graph_of(service: SharcService, root: Path) -> Any:
+    """The code graph of `root`'s index; a tool error says how to get one."""
+    try:
+        graph = await anyio.to_thread.run_sync(lambda: service.live(root).graph())
+        await anyio.to_thread.run_sync(graph.check)
+    except NotIndexedError as error:
+        raise ToolError(f"{error}. Call index_codebase first.") from error
+    except SharcError as error:
+        raise ToolError(f"{type(error).__name__}: {error}") from error
+    return graph
+
+
+def _format_edges(graph: Any, symbol: str, edges: list[Any], limit: int) -> str:
+    from sharc.graph import describe_candidates
+
+    definitions = graph.definitions(symbol)
+    head = (f"{len(edges)} reference(s) to {symbol!r}; defined at "
+            + (", ".join(d.location for d in definitions[:5]) or "no place in the index")
+            + ".")
+    lines = [head]
+    for edge in edges[:limit]:
+        source = edge.source.fqn or edge.source.symbol or "<module>" if edge.source else "?"
+        flag = " [ambiguous]" if edge.ambiguous else ""
+        lines.append(f"{edge.location}  {edge.kind} in {source}  confidence {edge.confidence:.2f}"
+                     f"  -> {describe_candidates(edge)}{flag}")
+    if len(edges) > limit:
+        lines.append(f"... {len(edges) - limit} more (raise limit)")
+    return "\n".join(lines)
 
 
 async def _wait(live: LiveIndex, seconds: float, ctx: Context | None) -> LiveStatus:
@@ -440,6 +533,10 @@ def _format_results(root: Path, query: str, response: Any, status: LiveStatus) -
         header = hit.header.strip()
         if header:
             lines.append(header if header.startswith("#") else f"Context: {header}")
+        if hit.called_by:
+            lines.append(f"Called by: {', '.join(hit.called_by)}")
+        if hit.calls:
+            lines.append(f"Calls: {', '.join(hit.calls)}")
         fence = "````" if "```" in hit.code else "```"
         lines.append(f"{fence}{hit.language}")
         lines.append(hit.code.rstrip("\n"))

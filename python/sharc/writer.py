@@ -31,7 +31,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from sharc.chunk_records import keyword_doc, record_of, retired_key, unique_chunks
+from sharc.chunk_records import (
+    keyword_doc,
+    record_of,
+    reference_rows,
+    retired_key,
+    unique_chunks,
+)
 from sharc.chunking import ChunkedFile, chunk_files
 from sharc.embed_policy import EmbedPolicy, policy_from_settings
 from sharc.errors import CancelledError
@@ -176,6 +182,7 @@ class IndexWriter:
         self._load_embedder = load_embedder
         self._loaded_embedder = loaded_embedder
         self.executor = executor
+        self._fill_references = False
         if executor is not None:
             self._load_embedder = lambda model: executor.embedder(
                 model, device=settings.device, root=root
@@ -247,6 +254,13 @@ class IndexWriter:
         state = recorded_state(manifest, self.index_dir) if embed and not rekeyed else None
         result = UpdateReport()
         keyword = _KeywordWriter(self.index_dir)
+        # A manifest from before the code graph, or from another reference extractor: every
+        # file is read again (nothing is embedded again) so that the unchanged ones get their
+        # references too.
+        self._fill_references = not manifest.references_current()
+        if self._fill_references:
+            manifest.expire_file_stats()
+            manifest.commit()
         try:
             if not (self.index_dir / KEYWORD).exists():
                 keyword.store()  # a search arriving now finds a keyword index
@@ -264,6 +278,9 @@ class IndexWriter:
                 manifest, keyword, walked.files, resolved, model_id, result, report,
                 is_cancelled, hold,
             )
+            if self._fill_references:
+                manifest.mark_references_complete()
+                manifest.commit()
             files_total = len(walked.files)
             report("keyword", files_done=files_total, files_total=files_total)
             if embed:
@@ -479,6 +496,8 @@ class IndexWriter:
             and manifest.keyword_only_reason(chunked.path) == (verdict and verdict.reason)
         ):
             manifest.touch_file(chunked.path, walked.size, walked.mtime_ns)
+            if self._fill_references:
+                manifest.put_references(chunked.path, reference_rows(chunked.chunks))
             result.files_unchanged += 1
             return
         if previous is None:
@@ -507,6 +526,7 @@ class IndexWriter:
         )
         _note_vector_changes(changes, old, old_rules, gone, changed, rules)
         manifest.put_chunks(changed, rules)
+        manifest.put_references(chunked.path, reference_rows(chunked.chunks))
         if verdict:
             result.keyword_only.append((chunked.path, verdict.reason))
         added.extend(changed)

@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use super::driver::{module_name, Chunker};
 use super::text::{char_len, Source};
 use super::{ecmascript, parse, split, syntax_errors, Chunk, FileChunks};
+use crate::graph;
 use crate::lang::Language;
 
 /// Script blocks parsed per file; more stay template text. A component has one or two, and
@@ -71,6 +72,8 @@ pub(super) fn chunk(
             Chunker::new(&ecmascript::SPEC, &masked_source, path, language, max_chars);
         chunker.walk(root);
         let mut script_chunks = chunker.finish();
+        let references = graph::references(script_language, root, &masked, 0);
+        graph::assign(&mut script_chunks, references);
         let absorbed = absorb_opening_tag(&mut script_chunks, &source, block, max_chars);
         claimed.push((if absorbed { block.outer.0 } else { start }, block.outer.1));
         chunks.extend(script_chunks.into_iter().map(|chunk| (index, chunk)));
@@ -191,6 +194,7 @@ fn region_chunks(
                 header: header.to_string(),
                 code: code.to_string(),
                 text: [header, code].concat(),
+                references: Vec::new(),
             })
         })
         .collect()

@@ -111,6 +111,7 @@ use std::sync::Once;
 use rayon::prelude::*;
 use tree_sitter::{Node, Parser, Tree};
 
+use crate::graph::{self, Reference};
 use crate::lang::Language;
 use driver::Chunker;
 use spec::Spec;
@@ -155,6 +156,9 @@ pub struct Chunk {
     pub code: String,
     /// `header + code`: what gets embedded.
     pub text: String,
+    /// The names this chunk calls, imports, inherits or mentions as types, sorted
+    /// (`crate::graph`).
+    pub references: Vec<Reference>,
 }
 
 /// The chunks of one file, and what went wrong while reading or parsing it.
@@ -324,7 +328,7 @@ fn spec_for(language: Language) -> Option<&'static Spec> {
     })
 }
 
-fn grammar(language: Language) -> Option<tree_sitter::Language> {
+pub(crate) fn grammar(language: Language) -> Option<tree_sitter::Language> {
     let function = match language {
         Language::Python => tree_sitter_python::LANGUAGE,
         Language::JavaScript => tree_sitter_javascript::LANGUAGE,
@@ -370,6 +374,12 @@ fn grammar(language: Language) -> Option<tree_sitter::Language> {
 thread_local! {
     /// One parser per language per thread: creating one costs more than parsing a small file.
     static PARSERS: RefCell<Vec<(Language, Parser)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Parse `text` with `language`'s grammar, for tests that look at trees.
+#[cfg(test)]
+pub(crate) fn parse_for_tests(language: Language, text: &str) -> Tree {
+    parse(language, text).unwrap()
 }
 
 fn parse(language: Language, text: &str) -> Result<Tree, String> {
@@ -491,6 +501,10 @@ fn chunk_text(
     let mut chunker = Chunker::new(spec, &source, path, language, options.max_chars);
     chunker.walk(root);
     result.chunks = chunker.finish();
+    graph::assign(
+        &mut result.chunks,
+        graph::references(language, root, &text, 0),
+    );
     result
 }
 

@@ -152,6 +152,7 @@ impl<'s, 't> Chunker<'s, 't> {
             header,
             code,
             text,
+            references: Vec::new(),
         }
     }
 }

@@ -1,0 +1,9 @@
+; C++: qualified and template calls, `new`, base classes, `using`.
+(call_expression function: (qualified_identifier name: (identifier) @name)) @reference.call
+(call_expression function: (template_function name: (identifier) @name)) @reference.call
+(call_expression function: (qualified_identifier name: (template_function name: (identifier) @name))) @reference.call
+(new_expression type: (type_identifier) @name) @reference.call
+(base_class_clause (type_identifier) @name) @reference.inherit
+(base_class_clause (qualified_identifier name: (type_identifier) @name)) @reference.inherit
+(base_class_clause (template_type name: (type_identifier) @name)) @reference.inherit
+(using_declaration (qualified_identifier) @name) @reference.import

@@ -1,0 +1,2 @@
+; HCL: function calls.
+(function_call (identifier) @name) @reference.call

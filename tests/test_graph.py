@@ -1,0 +1,251 @@
+"""The code graph on a real index: real tree-sitter references, the real manifest, the CLI."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import textwrap
+from pathlib import Path
+
+import pytest
+import sharc
+from sharc.cli import main
+from sharc.graph import SAME_DIRECTORY, SAME_FILE
+
+FILES = {
+    "pkg/store.py": """\
+        from pkg.util import normalize
+
+
+        class Store:
+            def load(self, key):
+                return normalize(self.fetch(key))
+
+            def fetch(self, key):
+                return key
+
+
+        def helper():
+            return Store().load("x")
+        """,
+    "pkg/util.py": """\
+        def normalize(value):
+            return value.strip()
+
+
+        def load(path):
+            return open(path).read()
+        """,
+    "pkg/cache.py": """\
+        from pkg.util import load
+
+
+        def warm(thing):
+            thing.load("k")
+            return load("path")
+        """,
+    "app/main.py": """\
+        from pkg.store import helper
+
+
+        def run():
+            helper()
+            return helper()
+        """,
+    "web/format.ts": """\
+        export function normalize(value: string): string { return value.trim(); }
+        """,
+}
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for path, text in files.items():
+        target = root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(textwrap.dedent(text))
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    write(root, FILES)
+    return root
+
+
+@pytest.fixture
+def index(repo: Path, tmp_path: Path) -> sharc.Index:
+    opened = sharc.Index.open(repo, index_dir=tmp_path / "index")
+    opened.update(embed=False)
+    return opened
+
+
+def test_chunks_carry_their_references() -> None:
+    chunks = sharc.chunk_text("pkg/store.py", textwrap.dedent(FILES["pkg/store.py"]))
+    load = next(c for c in chunks if c.fqn == "Store.load")
+    assert {(r.name, r.kind, r.line) for r in load.references} == {
+        ("normalize", "call", 6), ("fetch", "call", 6),
+    }
+    module = next(c for c in chunks if c.kind == "module")
+    imported = {(r.name, r.qualifier) for r in module.references}
+    assert ("util", "pkg") in imported and ("normalize", "") in imported
+
+
+def test_a_unique_name_in_the_same_directory_is_a_sure_edge(index: sharc.Index) -> None:
+    (edge,) = index.callers("normalize")
+    assert (edge.path, edge.line, edge.source.fqn) == ("pkg/store.py", 6, "Store.load")
+    # The TypeScript `normalize` is another language: never a candidate for a Python call.
+    assert [c.definition.path for c in edge.candidates] == ["pkg/util.py"]
+    assert edge.candidates[0].scope == SAME_DIRECTORY
+    assert edge.confidence >= 0.75 and not edge.ambiguous
+
+
+def test_an_ambiguous_name_lists_every_candidate_nearest_first(index: sharc.Index) -> None:
+    edges = {(e.path, e.line): e for e in index.callers("load")}
+    # `thing.load(...)`: a method of some object, or util's function through a module.
+    through_thing = edges["pkg/cache.py", 5]
+    assert through_thing.ambiguous
+    assert [(c.definition.fqn, c.scope) for c in through_thing.candidates] == [
+        ("Store.load", SAME_DIRECTORY), ("load", SAME_DIRECTORY),
+    ]
+    assert through_thing.candidates[0].confidence == through_thing.candidates[1].confidence
+    assert sum(c.confidence for c in through_thing.candidates) < 1.0  # a share stays outside
+    # A bare `load(...)` in Python is never a method.
+    bare = edges["pkg/cache.py", 6]
+    assert [c.definition.id for c in bare.candidates] == ["pkg/util.py::load"]
+    # `Store().load(...)`: the receiver names the class.
+    typed = edges["pkg/store.py", 13]
+    assert typed.candidates[0].definition.fqn == "Store.load" and not typed.ambiguous
+    assert typed.candidates[0].scope == f"{SAME_FILE}, receiver"
+    # Asking for one definition keeps the sites that may mean it, with its share.
+    precise = {e.location: e.confidence for e in index.callers("Store.load")}
+    assert set(precise) == {"pkg/store.py:13", "pkg/cache.py:5"}
+    assert precise["pkg/cache.py:5"] == through_thing.candidates[0].confidence
+    util = {e.location for e in index.callers("pkg/util.py::load")}
+    assert util == {"pkg/cache.py:5", "pkg/cache.py:6", "pkg/store.py:13"}
+
+
+def test_callees_and_the_call_graph_follow_sure_edges(index: sharc.Index) -> None:
+    calls = index.callees("run")
+    assert [(e.line, e.name) for e in calls] == [(5, "helper"), (6, "helper")]
+    assert calls[0].candidates[0].definition.id == "pkg/store.py::helper"
+    nodes = index.graph().call_graph("run", depth=2)
+    assert [(n.depth, n.definition.fqn) for n in nodes][:2] == [(0, "run"), (1, "helper")]
+    # helper's sure call to `Store.load` is followed; warm's ambiguous one would not be.
+    assert (2, "Store.load") in [(n.depth, n.definition.fqn) for n in nodes]
+    warm = index.graph().call_graph("warm", depth=1)
+    assert any(e.name == "load" and e.ambiguous for e in warm[0].edges)
+    assert [n.definition.fqn for n in warm if n.depth == 1] == ["load"]
+    callers = index.graph().call_graph("pkg/util.py::normalize", depth=2, direction="callers")
+    assert [n.definition.fqn for n in callers] == ["normalize", "Store.load", "helper"]
+
+
+def test_references_of_every_kind(index: sharc.Index) -> None:
+    kinds = {(e.path, e.kind) for e in index.references("helper")}
+    assert kinds == {("app/main.py", "import"), ("app/main.py", "call")}
+    assert [e.kind for e in index.references("helper", kinds=["import"])] == ["import"]
+
+
+def test_a_changed_file_replaces_its_edges_and_a_deleted_one_drops_them(
+    repo: Path, index: sharc.Index
+) -> None:
+    assert len(index.callers("helper")) == 2
+    write(repo, {"app/main.py": "from pkg.store import helper\n\n\ndef run():\n    helper()\n"})
+    index.update(embed=False)
+    assert [e.line for e in index.callers("helper")] == [5]
+    (repo / "app" / "main.py").unlink()
+    index.update(embed=False)
+    assert index.callers("helper") == []
+    (repo / "pkg" / "util.py").unlink()
+    index.update(embed=False)
+    (edge,) = index.callers("normalize")
+    assert edge.candidates == () and edge.confidence == 0.0 and not edge.ambiguous
+
+
+def test_an_index_from_before_the_graph_is_filled_by_the_next_update(
+    repo: Path, index: sharc.Index, tmp_path: Path
+) -> None:
+    manifest = tmp_path / "index" / "manifest.sqlite"
+    with sqlite3.connect(manifest) as connection:
+        connection.execute("DROP TABLE refs")
+        connection.execute("DELETE FROM meta WHERE key = 'references'")
+    reopened = sharc.Index.open(repo, index_dir=tmp_path / "index")
+    with pytest.raises(sharc.GraphNotBuiltError, match="sharc index"):
+        reopened.callers("normalize")
+    report = reopened.update(embed=False)
+    assert report.chunks_added == 0 and report.files_changed == 0
+    assert len(reopened.callers("normalize")) == 1
+
+
+def test_search_results_can_carry_callers_and_callees(index: sharc.Index) -> None:
+    hits = index.search("Store load", mode="keyword", graph=True)
+    load = next(h for h in hits if h.fqn == "Store.load")
+    assert load.calls[:2] == ("Store.fetch (pkg/store.py:8)", "normalize (pkg/util.py:1)")
+    # warm's `thing.load` may also mean util's `load`: that edge is marked ambiguous.
+    assert load.called_by == ("helper (pkg/store.py:13)", "warm (pkg/cache.py:5)?")
+    plain = index.search("Store load", mode="keyword")
+    assert all(h.called_by == () and h.calls == () for h in plain)
+
+
+def test_cli_callers_callees_and_refs(
+    index: sharc.Index, repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    where = ["--path", str(repo), "--index-dir", str(tmp_path / "index")]
+    assert main(["callers", "normalize", *where, "--json"]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    edge = json.loads(line)
+    assert edge["location"] == "pkg/store.py:6" and edge["from"]["fqn"] == "Store.load"
+    assert edge["candidates"][0]["id"] == "pkg/util.py::normalize"
+
+    assert main(["callees", "warm", *where]) == 0
+    out = capsys.readouterr().out
+    assert "pkg/cache.py:5  load  -> Store.load (same directory, 0.46), load" in out
+    assert "[ambiguous]" in out
+    assert "pkg/cache.py:6  load  -> load (same directory" in out
+
+    assert main(["refs", "helper", "--kind", "import", *where]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("app/main.py:1  import")
+    assert "1 of 1 references to helper" in captured.err
+
+
+def test_cli_says_how_to_fill_the_graph_of_an_old_index(
+    index: sharc.Index, repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with sqlite3.connect(tmp_path / "index" / "manifest.sqlite") as connection:
+        connection.execute("DELETE FROM meta WHERE key = 'references'")
+    code = main(["callers", "normalize", "--path", str(repo), "--index-dir",
+                 str(tmp_path / "index")])
+    assert code == 1
+    assert "run `sharc index` to fill it" in capsys.readouterr().err
+
+
+def test_references_from_another_extractor_are_read_again(
+    repo: Path, index: sharc.Index, tmp_path: Path
+) -> None:
+    with sqlite3.connect(tmp_path / "index" / "manifest.sqlite") as connection:
+        connection.execute("UPDATE meta SET value = 'older' WHERE key = 'references'")
+        connection.execute("DELETE FROM refs WHERE path = 'pkg/store.py'")
+    # Stale references still answer until the next update reads every file again.
+    assert index.callers("normalize") == []
+    report = index.update(embed=False)
+    assert report.chunks_added == 0
+    assert len(index.callers("normalize")) == 1
+
+
+def test_chunks_cross_to_ray_workers_with_their_references() -> None:
+    import pickle
+
+    from sharc.chunking import ChunkedFile
+    from sharc.distributed import _from_portable, _portable_chunk
+
+    chunks = sharc.chunk_text("pkg/store.py", textwrap.dedent(FILES["pkg/store.py"]))
+    portable = pickle.loads(pickle.dumps([_portable_chunk(c) for c in chunks]))
+    back = _from_portable(ChunkedFile("pkg/store.py", "python", 1, "hash"), portable).chunks
+    assert [c.references for c in back] == [c.references for c in chunks]
+    assert any(c.references for c in back)
+
+
+def test_a_bare_call_is_no_caller_of_a_method(index: sharc.Index) -> None:
+    # pkg/cache.py:6 calls `load(...)` bare: util's function, never `Store.load`.
+    assert "pkg/cache.py:6" not in {e.location for e in index.callers("Store.load")}
+    assert "pkg/cache.py:6" in {e.location for e in index.callers("load")}
