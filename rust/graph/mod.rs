@@ -110,6 +110,7 @@ fn query_source(language: Language) -> Option<String> {
         Language::Protobuf => include_str!("queries/protobuf.scm"),
         Language::GraphQl => include_str!("queries/graphql.scm"),
         Language::Nix => include_str!("queries/nix.scm"),
+        Language::Perl => include_str!("queries/perl.scm"),
         _ => return None,
     };
     let tags = match language {

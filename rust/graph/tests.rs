@@ -599,3 +599,49 @@ fn zig_enum_literal_calls_have_no_receiver_but_count() {
         &[("main", "localhost", "call")],
     );
 }
+
+#[test]
+fn perl_calls_methods_uses_and_parents() {
+    let source = "\
+package Foo::Bar;
+use parent -norequire, 'Store';
+use parent qw(Base::One Two);
+use List::Util qw(first);
+require Data::Dumper;
+
+sub run {
+    my $s = Foo::Bar->new(1);
+    $s->add(2);
+    helper($s);
+    Other::Pkg::helper2(3);
+}
+";
+    assert_edges(
+        "lib/Foo/Bar.pm",
+        source,
+        &[
+            ("", "Store", "inherit"),
+            ("", "One", "inherit"),
+            ("", "Two", "inherit"),
+            ("", "Util", "import"),
+            ("", "Dumper", "import"),
+            ("run", "new", "call"),
+            ("run", "add", "call"),
+            ("run", "helper", "call"),
+            ("run", "helper2", "call"),
+        ],
+    );
+    let qualified = chunked("lib/Foo/Bar.pm", source);
+    let run = qualified.chunks.iter().find(|c| c.symbol == "run").unwrap();
+    let receivers: Vec<(&str, &str)> = run
+        .references
+        .iter()
+        .map(|r| (r.name.as_str(), r.qualifier.as_str()))
+        .collect();
+    assert!(receivers.contains(&("new", "Foo::Bar")), "{receivers:?}");
+    assert!(receivers.contains(&("add", "$s")), "{receivers:?}");
+    assert!(
+        receivers.contains(&("helper2", "Other::Pkg")),
+        "{receivers:?}"
+    );
+}
