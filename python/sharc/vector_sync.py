@@ -49,6 +49,9 @@ _Located = TypeVar("_Located", ChunkRecord, ChunkPlace)
 EMBED_BATCH_CHUNKS = 32  # also the cancellation granularity: well under a second on 2 cores
 VECTOR_BLOCK_CHUNKS = 2000  # records read at a time while vectors are brought in line
 VECTOR_SAVE_SECONDS = 20.0
+# usearch is saved again only after this many times as long as its last save took: a large
+# index is rewritten whole, and the journal keeps every vector safe meanwhile.
+VECTOR_SAVE_SPACING = 10.0
 
 
 class ModelChanged(Exception):  # noqa: N818 - a signal between writer stages, never raised out
@@ -215,7 +218,8 @@ class VectorSync:
     def _embed_pending(self, pending: Sequence[ChunkPlace]) -> set[int]:
         """Embed each distinct vector key of `pending` once; every chunk key that has it gets
         the vector (returns those keys). A batch is journaled (by vector key, so for all its
-        copies) before usearch, which is saved every `VECTOR_SAVE_SECONDS`."""
+        copies) before usearch, which is saved every `VECTOR_SAVE_SECONDS` (or ten times as
+        long as its last save took, for a large index)."""
         manifest, result = self.manifest, self.result
         copies = _copies_of(manifest, pending)
         pending = [place for place in pending if place.key not in copies.followers]
@@ -223,7 +227,7 @@ class VectorSync:
         total = len(pending)
         done = 0
         filled: set[int] = set()
-        last_save = time.monotonic()
+        last_save, save_every = time.monotonic(), VECTOR_SAVE_SECONDS
         self.report("embedding", chunks_done=0, chunks_total=total)
         # A distributed embedder (`sharc.distributed`) embeds many batches at once, on its
         # workers; they come back in order, and each is journaled here as a local one is.
@@ -258,9 +262,11 @@ class VectorSync:
             done += len(records)
             result.chunks_embedded += len(batch)
             self.report("embedding", chunks_done=done, chunks_total=total)
-            if time.monotonic() - last_save > VECTOR_SAVE_SECONDS:
+            if time.monotonic() - last_save > save_every:
+                started = time.monotonic()
                 self._save()
                 last_save = time.monotonic()
+                save_every = max(VECTOR_SAVE_SECONDS, VECTOR_SAVE_SPACING * (last_save - started))
         return filled
 
 
