@@ -11,9 +11,9 @@
 
 use std::collections::HashMap;
 
-use super::driver::{module_name, Chunker};
+use super::driver::{module_name, Chunker, OutOfTime};
 use super::text::{char_len, Source};
-use super::{ecmascript, parse, split, syntax_errors, Chunk, FileChunks};
+use super::{ecmascript, parse, split, syntax_errors, Chunk, Deadline, FileChunks, ParseFailure};
 use crate::lang::Language;
 
 /// Script blocks parsed per file; more stay template text. A component has one or two, and
@@ -30,14 +30,16 @@ struct Block {
     inner: (usize, usize),
 }
 
-/// Chunk a component file's `text` (BOM and CRLF already gone) into `result`.
+/// Chunk a component file's `text` (BOM and CRLF already gone) into `result`; `Err` when
+/// `deadline` passes first.
 pub(super) fn chunk(
     path: &str,
     language: Language,
     text: &str,
     max_chars: usize,
+    deadline: Deadline,
     result: &mut FileChunks,
-) {
+) -> Result<(), OutOfTime> {
     let max_chars = max_chars.max(64);
     let blocks = blocks(text);
     let source = Source::new(text);
@@ -53,11 +55,12 @@ pub(super) fn chunk(
     for (index, block, script_language) in scripts.take(MAX_SCRIPTS) {
         let (start, end) = block.inner;
         let masked = mask(text, start, end);
-        let tree = match parse(script_language, &masked) {
+        let tree = match parse(script_language, &masked, deadline) {
             Ok(tree) => tree,
-            Err(error) => {
+            Err(ParseFailure::OutOfTime) => return Err(OutOfTime),
+            Err(ParseFailure::Failed(error)) => {
                 result.error = Some(error);
-                return;
+                return Ok(());
             }
         };
         let masked_source = Source::new(&masked);
@@ -69,7 +72,7 @@ pub(super) fn chunk(
         }
         let mut chunker =
             Chunker::new(&ecmascript::SPEC, &masked_source, path, language, max_chars);
-        chunker.walk(root);
+        chunker.walk(root, deadline)?;
         let mut script_chunks = chunker.finish();
         let absorbed = absorb_opening_tag(&mut script_chunks, &source, block, max_chars);
         claimed.push((if absorbed { block.outer.0 } else { start }, block.outer.1));
@@ -89,6 +92,7 @@ pub(super) fn chunk(
     chunks.sort_by_key(|(_, chunk)| chunk.start_line);
     renumber(&mut chunks);
     result.chunks = chunks.into_iter().map(|(_, chunk)| chunk).collect();
+    Ok(())
 }
 
 /// Number same-id chunks across groups in file order (`<module>`, `<module>#2`, ...), as the
