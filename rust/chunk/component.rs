@@ -242,6 +242,25 @@ fn mask(text: &str, start: usize, end: usize) -> String {
         .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned())
 }
 
+/// The first closing tag `</name>` (any case, blanks before `>`) from `start`: where it
+/// starts and ends. A `</script` that goes on otherwise (`</script<>`) closes nothing: it
+/// would swallow what follows it on its line.
+fn closing_tag(bytes: &[u8], start: usize, closing: &[u8]) -> Option<(usize, usize)> {
+    let mut from = start;
+    while let Some(at) = find_ignore_case(&bytes[from..], closing) {
+        let close = from + at;
+        let mut end = close + closing.len();
+        while end < bytes.len() && bytes[end].is_ascii_whitespace() {
+            end += 1;
+        }
+        if bytes.get(end) == Some(&b'>') {
+            return Some((close, end + 1));
+        }
+        from = close + closing.len();
+    }
+    None
+}
+
 /// The `<script>` and `<style>` elements that open at the start of a line.
 fn blocks(text: &str) -> Vec<Block> {
     let bytes = text.as_bytes();
@@ -272,13 +291,8 @@ fn blocks(text: &str) -> Vec<Block> {
                 let mut closing = Vec::with_capacity(name.len() + 2);
                 closing.extend_from_slice(b"</");
                 closing.extend_from_slice(name);
-                match find_ignore_case(&bytes[inner_start..], &closing) {
-                    Some(at) => {
-                        let close = inner_start + at;
-                        let outer_end = memchr::memchr(b'>', &bytes[close..])
-                            .map_or(bytes.len(), |gt| close + gt + 1);
-                        (close, outer_end)
-                    }
+                match closing_tag(bytes, inner_start, &closing) {
+                    Some((close, outer_end)) => (close, outer_end),
                     None => (bytes.len(), bytes.len()),
                 }
             };

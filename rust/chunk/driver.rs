@@ -228,8 +228,10 @@ impl<'s, 't> Chunker<'s, 't> {
                 let text = self.source.slice(child.start_byte(), child.end_byte());
                 if !text.bytes().any(|b| b.is_ascii_alphanumeric()) {
                     // Inside a parse error a stray operator (`+` of a method cut short) is
-                    // code all the same.
-                    if parent.is_error() && !is_trivial(text, self.spec.comment) {
+                    // code all the same; so is one the parser left at the top (Swift's `%`).
+                    if (parent.is_error() || parent.parent().is_none())
+                        && !is_trivial(text, self.spec.comment)
+                    {
                         self.flush_leading(&mut leading, &mut items, frame);
                         items.push(self.plain(child, frame));
                     }
@@ -534,8 +536,8 @@ impl<'s, 't> Chunker<'s, 't> {
     }
 
     /// Plain code: verbatim in its class chunk, or part of a module run. Brackets and closing
-    /// keywords on lines of their own are dropped; after code on the same line they are that
-    /// code's (`done` in `bool done;` is a name, whatever it means to Bash).
+    /// keywords on lines of their own are dropped; next to code on the same line they are
+    /// that code's (`done` in `bool done;` is a name, whatever it means to Bash).
     fn code(&mut self, start: usize, end: usize, frame: usize) {
         let (start, end) = self.fit(start, end);
         if start >= end {
@@ -551,9 +553,10 @@ impl<'s, 't> Chunker<'s, 't> {
                 .take_while(|b| b.is_ascii_whitespace())
                 .count();
         let line_start = self.source.line_start(first);
-        if bytes[line_start..first]
-            .iter()
-            .all(|b| b.is_ascii_whitespace())
+        let line_end = self.source.line_end(end - 1);
+        let blank = |range: &[u8]| range.iter().all(|b| b.is_ascii_whitespace());
+        if blank(&bytes[line_start..first])
+            && blank(&bytes[end.min(line_end)..line_end])
             && is_trivial(self.source.slice(start, end), self.spec.comment)
         {
             return;

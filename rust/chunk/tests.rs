@@ -1245,6 +1245,22 @@ fn fuzzing_findings_stay_fixed() {
             "module Admin\n  class U>serController < Base\n    def show\n      x\n    end\n  end\nend\n",
             "class U>",
         ),
+        // `end` at the start of a line with more code after it was dropped as trivial.
+        (
+            "b.mli",
+            Language::OCamlInterface,
+            "module Store : sig\n  val add : t -> unit\nend*\nmodule type P = sig\n  val p : int\nend\n",
+            "end",
+        ),
+        // An operator the parser left at the top, outside any node.
+        ("a.swift", Language::Swift, "% ? \n", "%"),
+        // A malformed closing tag took what followed it on its line.
+        (
+            "a.vue",
+            Language::Vue,
+            "<script>\nlet x = 1;\n</script<> let tail = 2;\n<template><p/></template>\n",
+            "tail",
+        ),
         // A line holding only a vertical tab became a chunk with blank code.
         (
             "a.mli",
