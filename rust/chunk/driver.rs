@@ -180,7 +180,7 @@ impl<'s, 't> Chunker<'s, 't> {
         let mut tasks = 0usize;
         while let Some(task) = stack.pop() {
             tasks += 1;
-            if tasks % TASKS_PER_CLOCK_CHECK == 0 && deadline.passed() {
+            if tasks.is_multiple_of(TASKS_PER_CLOCK_CHECK) && deadline.passed() {
                 return Err(OutOfTime);
             }
             match task {
