@@ -1330,3 +1330,28 @@ fn a_file_out_of_time_is_chunked_as_plain_lines() {
     assert!(file.syntax_errors.is_empty());
     assert!(file.chunks.iter().any(|chunk| chunk.kind != "module"));
 }
+
+/// Found by the long fuzzing run, not fixed: TypeScript with some 150,000 nested `<div>`
+/// type arguments on one line (780 KB) overflows an 8 MB stack inside tree-sitter, in the
+/// recursion of `stack_node_release` (`src/stack.c`) over the parse stack's merged versions.
+/// A stack overflow aborts the process, so this is not run by default:
+/// `cargo test --release --lib deep_type_arguments -- --ignored` shows it.
+#[test]
+#[ignore]
+fn deep_type_arguments_overflow_tree_sitters_parse_stack() {
+    let source = format!("let x = {};\n", "<div>".repeat(160_000));
+    let file = std::thread::Builder::new()
+        .stack_size(8 << 20)
+        .spawn(move || {
+            chunk_source(
+                "deep.ts",
+                Language::TypeScript,
+                &source,
+                &ChunkOptions::default(),
+            )
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    assert!(file.error.is_none());
+}
