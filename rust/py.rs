@@ -311,7 +311,10 @@ fn chunk_files(
         .into_iter()
         .map(|(path, language)| Ok((path, language_named(&language)?)))
         .collect::<PyResult<Vec<_>>>()?;
-    let options = ChunkOptions { max_chars };
+    let options = ChunkOptions {
+        max_chars,
+        ..ChunkOptions::default()
+    };
     let chunked = py.detach(|| chunk::chunk_files(Path::new(&root), &files, &options));
     Ok(chunked.into_iter().map(convert_chunks).collect())
 }
@@ -327,7 +330,10 @@ fn chunk_source(
     max_chars: usize,
 ) -> PyResult<FileChunks> {
     let language = language_named(&language)?;
-    let options = ChunkOptions { max_chars };
+    let options = ChunkOptions {
+        max_chars,
+        ..ChunkOptions::default()
+    };
     let chunked = py.detach(|| chunk::chunk_source(&path, language, &source, &options));
     Ok(convert_chunks(chunked))
 }

@@ -11,9 +11,9 @@
 
 use std::collections::HashMap;
 
-use super::driver::{module_name, Chunker};
+use super::driver::{module_name, Chunker, OutOfTime};
 use super::text::{char_len, Source};
-use super::{ecmascript, parse, split, syntax_errors, Chunk, FileChunks};
+use super::{ecmascript, parse, split, syntax_errors, Chunk, Deadline, FileChunks, ParseFailure};
 use crate::graph;
 use crate::lang::Language;
 
@@ -31,14 +31,16 @@ struct Block {
     inner: (usize, usize),
 }
 
-/// Chunk a component file's `text` (BOM and CRLF already gone) into `result`.
+/// Chunk a component file's `text` (BOM and CRLF already gone) into `result`; `Err` when
+/// `deadline` passes first.
 pub(super) fn chunk(
     path: &str,
     language: Language,
     text: &str,
     max_chars: usize,
+    deadline: Deadline,
     result: &mut FileChunks,
-) {
+) -> Result<(), OutOfTime> {
     let max_chars = max_chars.max(64);
     let blocks = blocks(text);
     let source = Source::new(text);
@@ -54,11 +56,12 @@ pub(super) fn chunk(
     for (index, block, script_language) in scripts.take(MAX_SCRIPTS) {
         let (start, end) = block.inner;
         let masked = mask(text, start, end);
-        let tree = match parse(script_language, &masked) {
+        let tree = match parse(script_language, &masked, deadline) {
             Ok(tree) => tree,
-            Err(error) => {
+            Err(ParseFailure::OutOfTime) => return Err(OutOfTime),
+            Err(ParseFailure::Failed(error)) => {
                 result.error = Some(error);
-                return;
+                return Ok(());
             }
         };
         let masked_source = Source::new(&masked);
@@ -70,7 +73,7 @@ pub(super) fn chunk(
         }
         let mut chunker =
             Chunker::new(&ecmascript::SPEC, &masked_source, path, language, max_chars);
-        chunker.walk(root);
+        chunker.walk(root, deadline)?;
         let mut script_chunks = chunker.finish();
         let references = graph::references(script_language, root, &masked, 0);
         graph::assign(&mut script_chunks, references);
@@ -92,6 +95,7 @@ pub(super) fn chunk(
     chunks.sort_by_key(|(_, chunk)| chunk.start_line);
     renumber(&mut chunks);
     result.chunks = chunks.into_iter().map(|(_, chunk)| chunk).collect();
+    Ok(())
 }
 
 /// Number same-id chunks across groups in file order (`<module>`, `<module>#2`, ...), as the
@@ -242,6 +246,25 @@ fn mask(text: &str, start: usize, end: usize) -> String {
         .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned())
 }
 
+/// The first closing tag `</name>` (any case, blanks before `>`) from `start`: where it
+/// starts and ends. A `</script` that goes on otherwise (`</script<>`) closes nothing: it
+/// would swallow what follows it on its line.
+fn closing_tag(bytes: &[u8], start: usize, closing: &[u8]) -> Option<(usize, usize)> {
+    let mut from = start;
+    while let Some(at) = find_ignore_case(&bytes[from..], closing) {
+        let close = from + at;
+        let mut end = close + closing.len();
+        while end < bytes.len() && bytes[end].is_ascii_whitespace() {
+            end += 1;
+        }
+        if bytes.get(end) == Some(&b'>') {
+            return Some((close, end + 1));
+        }
+        from = close + closing.len();
+    }
+    None
+}
+
 /// The `<script>` and `<style>` elements that open at the start of a line.
 fn blocks(text: &str) -> Vec<Block> {
     let bytes = text.as_bytes();
@@ -272,13 +295,8 @@ fn blocks(text: &str) -> Vec<Block> {
                 let mut closing = Vec::with_capacity(name.len() + 2);
                 closing.extend_from_slice(b"</");
                 closing.extend_from_slice(name);
-                match find_ignore_case(&bytes[inner_start..], &closing) {
-                    Some(at) => {
-                        let close = inner_start + at;
-                        let outer_end = memchr::memchr(b'>', &bytes[close..])
-                            .map_or(bytes.len(), |gt| close + gt + 1);
-                        (close, outer_end)
-                    }
+                match closing_tag(bytes, inner_start, &closing) {
+                    Some((close, outer_end)) => (close, outer_end),
                     None => (bytes.len(), bytes.len()),
                 }
             };

@@ -7,16 +7,23 @@ use tree_sitter::Node;
 
 use super::spec::{Context, Role, Spec, Symbol};
 use super::text::{collapse, is_trivial, Source};
+use super::Deadline;
 use crate::lang::Language;
 
 /// Scopes nest at most this deep; a deeper container becomes one symbol.
 const MAX_DEPTH: usize = 48;
+/// The walk looks at the clock once per this many tasks.
+const TASKS_PER_CLOCK_CHECK: usize = 256;
 /// Context lines name at most this many scopes, innermost first.
 const MAX_CONTEXT_SCOPES: usize = 6;
 /// Caps on header pieces, in chars.
 const MAX_LABEL: usize = 160;
 const MAX_DECORATORS: usize = 300;
 const MAX_SIGNATURE: usize = 200;
+
+/// The walk stopped at the file's deadline.
+#[derive(Debug)]
+pub(super) struct OutOfTime;
 
 /// A scope: the file, a namespace, a class.
 struct Frame {
@@ -161,18 +168,34 @@ impl<'s, 't> Chunker<'s, 't> {
         }
     }
 
-    pub(super) fn walk(&mut self, root: Node<'t>) {
+    /// Collect the drafts of the tree under `root`; `Err` when `deadline` passes first.
+    pub(super) fn walk(&mut self, root: Node<'t>, deadline: Deadline) -> Result<(), OutOfTime> {
+        if deadline.passed() {
+            return Err(OutOfTime);
+        }
         let mut stack: Vec<Task<'t>> = Vec::new();
         let items = self.group(root, 0, true);
         // A root that is a parse error can hold text outside its children, as any ERROR node.
         stack.extend(self.with_gaps(root, items, 0).into_iter().rev());
+        let mut tasks = 0usize;
         while let Some(task) = stack.pop() {
+            tasks += 1;
+            if tasks.is_multiple_of(TASKS_PER_CLOCK_CHECK) && deadline.passed() {
+                return Err(OutOfTime);
+            }
             match task {
                 Task::Item(item) => self.item(item, &mut stack),
                 Task::EndClass(builder) => self.end_class(builder),
                 Task::Code { start, end, frame } => self.code(start, end, frame),
             }
         }
+        self.flush_run();
+        Ok(())
+    }
+
+    /// The whole source as module code, no tree: the fallback for a file out of time.
+    pub(super) fn plain_lines(&mut self) {
+        self.code(0, self.source.text.len(), 0);
         self.flush_run();
     }
 
@@ -208,8 +231,10 @@ impl<'s, 't> Chunker<'s, 't> {
                 let text = self.source.slice(child.start_byte(), child.end_byte());
                 if !text.bytes().any(|b| b.is_ascii_alphanumeric()) {
                     // Inside a parse error a stray operator (`+` of a method cut short) is
-                    // code all the same.
-                    if parent.is_error() && !is_trivial(text, self.spec.comment) {
+                    // code all the same; so is one the parser left at the top (Swift's `%`).
+                    if (parent.is_error() || parent.parent().is_none())
+                        && !is_trivial(text, self.spec.comment)
+                    {
                         self.flush_leading(&mut leading, &mut items, frame);
                         items.push(self.plain(child, frame));
                     }
@@ -237,9 +262,14 @@ impl<'s, 't> Chunker<'s, 't> {
                 leading.push(child);
                 continue;
             }
-            let (role, inner, wrappers) = self.resolve(child, frame);
+            let (mut role, inner, wrappers) = self.resolve(child, frame);
             if matches!(role, Role::Header) {
-                continue;
+                // The header ends where the first member starts: a header part after one
+                // (a parse error among the header's parts) would be in no chunk.
+                if items.is_empty() {
+                    continue;
+                }
+                role = Role::Code;
             }
             let attach = role.defines()
                 && leading
@@ -424,6 +454,15 @@ impl<'s, 't> Chunker<'s, 't> {
     fn item(&mut self, item: Item<'t>, stack: &mut Vec<Task<'t>>) {
         match item.role {
             Role::Transparent => {
+                // A comment trailing the node on its last line (`group`) follows its
+                // children.
+                if item.end > item.node.end_byte() {
+                    stack.push(Task::Code {
+                        start: item.node.end_byte(),
+                        end: item.end,
+                        frame: item.frame,
+                    });
+                }
                 let items = self.group(item.node, item.frame, true);
                 let tasks = self.with_gaps(item.node, items, item.frame);
                 stack.extend(tasks.into_iter().rev());
@@ -503,10 +542,30 @@ impl<'s, 't> Chunker<'s, 't> {
         (start, end)
     }
 
-    /// Plain code: verbatim in its class chunk, or part of a module run.
+    /// Plain code: verbatim in its class chunk, or part of a module run. Brackets and closing
+    /// keywords on lines of their own are dropped; next to code on the same line they are
+    /// that code's (`done` in `bool done;` is a name, whatever it means to Bash).
     fn code(&mut self, start: usize, end: usize, frame: usize) {
         let (start, end) = self.fit(start, end);
-        if start >= end || is_trivial(self.source.slice(start, end), self.spec.comment) {
+        if start >= end {
+            return;
+        }
+        let bytes = self.source.bytes();
+        if self.source.slice(start, end).trim().is_empty() {
+            return;
+        }
+        let first = start
+            + bytes[start..end]
+                .iter()
+                .take_while(|b| b.is_ascii_whitespace())
+                .count();
+        let line_start = self.source.line_start(first);
+        let line_end = self.source.line_end(end - 1);
+        let blank = |range: &[u8]| range.iter().all(|b| b.is_ascii_whitespace());
+        if blank(&bytes[line_start..first])
+            && blank(&bytes[end.min(line_end)..line_end])
+            && is_trivial(self.source.slice(start, end), self.spec.comment)
+        {
             return;
         }
         self.consumed = end;
@@ -776,15 +835,11 @@ impl<'s, 't> Chunker<'s, 't> {
             Some(body) => self.group(body, frame, false),
             None => Vec::new(),
         };
+        // The header ends where the first member starts: at the start of its line when only
+        // blanks precede it there (`widen`), else right before it (`class U>x` cut by a
+        // parse error keeps `class U>`).
         let header_end = match members.first() {
-            Some(first) => {
-                let first_start = self.source.widen(first.start, first.end).0;
-                if self.source.line_of(first_start) > self.source.line_of(start) {
-                    self.source.line_start(first_start)
-                } else {
-                    first_start
-                }
-            }
+            Some(first) => self.source.widen(first.start, first.end).0,
             None => end,
         }
         .clamp(start, end);

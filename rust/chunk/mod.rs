@@ -59,7 +59,10 @@
 //! numbers are unchanged). Tree-sitter recovers from syntax errors; their lines are reported
 //! in `syntax_errors`. The tree is walked with explicit stacks, and scopes nest at most
 //! `MAX_DEPTH` deep (deeper containers become one symbol), so hostile inputs cannot
-//! overflow the stack.
+//! overflow the stack. A file gets `ChunkOptions::time_budget` to be parsed and walked: past
+//! it, tree-sitter is cancelled (or the walk stops) and the file is chunked as plain lines
+//! (module chunks cut at line boundaries), with the overrun reported in `syntax_errors`.
+//! `fuzz.rs` checks all of this on generated hostile inputs for every grammar.
 
 mod bash;
 mod c_family;
@@ -99,17 +102,21 @@ mod swift;
 mod text;
 mod zig;
 
+#[cfg(any(test, feature = "fuzz"))]
+pub mod fuzz;
 #[cfg(test)]
 mod tests;
 
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::ffi::c_void;
+use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::Once;
+use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
-use tree_sitter::{Node, Parser, Tree};
+use tree_sitter::{Node, ParseOptions, ParseState, Parser, Tree};
 
 use crate::graph::{self, Reference};
 use crate::lang::Language;
@@ -117,17 +124,65 @@ use driver::Chunker;
 use spec::Spec;
 use text::{collapse, Source};
 
-/// How big chunks may get.
+/// How big chunks may get, and how long one file may take.
 #[derive(Clone, Debug)]
 pub struct ChunkOptions {
     /// Most chars in a chunk's `text` (header + code).
     pub max_chars: usize,
+    /// Wall-clock time to parse and walk one file. Past it the file is chunked as plain
+    /// lines and the overrun is reported in `syntax_errors`: a hostile file costs this much,
+    /// never a hang.
+    pub time_budget: Duration,
 }
 
 impl Default for ChunkOptions {
     fn default() -> Self {
-        ChunkOptions { max_chars: 3500 }
+        // A 1 MB file (the walk's default limit) parses in well under a second in every
+        // grammar here; ten leave room for a loaded machine.
+        ChunkOptions {
+            max_chars: 3500,
+            time_budget: Duration::from_secs(10),
+        }
     }
+}
+
+/// When the file being chunked runs out of time.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Deadline {
+    at: Instant,
+    budget: Duration,
+}
+
+impl Deadline {
+    pub(crate) fn after(budget: Duration) -> Deadline {
+        let now = Instant::now();
+        Deadline {
+            at: now
+                .checked_add(budget)
+                .unwrap_or(now + Duration::from_secs(86_400)),
+            budget,
+        }
+    }
+
+    pub(crate) fn passed(&self) -> bool {
+        Instant::now() >= self.at
+    }
+
+    /// What `syntax_errors` says about a file chunked as plain lines for lack of time.
+    fn overrun(&self) -> String {
+        format!(
+            "not parsed within the time budget ({:.1} s): chunked as plain lines",
+            self.budget.as_secs_f64()
+        )
+    }
+}
+
+/// Why a parse gave no tree.
+#[derive(Debug)]
+pub(crate) enum ParseFailure {
+    /// The deadline passed; the parser was cancelled.
+    OutOfTime,
+    Failed(String),
 }
 
 /// One chunk: a symbol, a class-level summary, or a run of module-level code.
@@ -379,10 +434,12 @@ thread_local! {
 /// Parse `text` with `language`'s grammar, for tests that look at trees.
 #[cfg(test)]
 pub(crate) fn parse_for_tests(language: Language, text: &str) -> Tree {
-    parse(language, text).unwrap()
+    parse(language, text, Deadline::after(Duration::from_secs(60))).unwrap()
 }
 
-fn parse(language: Language, text: &str) -> Result<Tree, String> {
+/// Parse `text`, cancelling tree-sitter once `deadline` passes (it asks every hundred or so
+/// parse steps).
+fn parse(language: Language, text: &str, deadline: Deadline) -> Result<Tree, ParseFailure> {
     static ALLOCATOR: Once = Once::new();
     ALLOCATOR.call_once(use_mimalloc);
     PARSERS.with(|cell| {
@@ -390,21 +447,42 @@ fn parse(language: Language, text: &str) -> Result<Tree, String> {
         let index = match parsers.iter().position(|(known, _)| *known == language) {
             Some(index) => index,
             None => {
-                let grammar = grammar(language).ok_or("no grammar")?;
+                let grammar = grammar(language)
+                    .ok_or_else(|| ParseFailure::Failed("no grammar".to_string()))?;
                 let mut parser = Parser::new();
-                parser
-                    .set_language(&grammar)
-                    .map_err(|error| format!("grammar failed to load: {error}"))?;
+                parser.set_language(&grammar).map_err(|error| {
+                    ParseFailure::Failed(format!("grammar failed to load: {error}"))
+                })?;
                 parsers.push((language, parser));
                 parsers.len() - 1
             }
         };
         let parser = &mut parsers[index].1;
-        let tree = parser.parse(text, None);
-        if tree.is_none() {
-            parser.reset();
+        let bytes = text.as_bytes();
+        let mut progress = |_: &ParseState| {
+            if deadline.passed() {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        };
+        let tree = parser.parse_with_options(
+            &mut |offset, _| bytes.get(offset..).unwrap_or_default(),
+            None,
+            Some(ParseOptions::new().progress_callback(&mut progress)),
+        );
+        match tree {
+            Some(tree) => Ok(tree),
+            None => {
+                // A cancelled parse would otherwise resume on the next call.
+                parser.reset();
+                Err(if deadline.passed() {
+                    ParseFailure::OutOfTime
+                } else {
+                    ParseFailure::Failed("tree-sitter could not parse the file".to_string())
+                })
+            }
         }
-        tree.ok_or_else(|| "tree-sitter could not parse the file".to_string())
     })
 }
 
@@ -474,13 +552,29 @@ fn chunk_text(
     if text.trim().is_empty() {
         return result;
     }
+    let deadline = Deadline::after(options.time_budget);
     if matches!(language, Language::Vue | Language::Svelte) {
-        component::chunk(path, language, &text, options.max_chars, &mut result);
+        if component::chunk(
+            path,
+            language,
+            &text,
+            options.max_chars,
+            deadline,
+            &mut result,
+        )
+        .is_err()
+        {
+            chunk_plain(spec, path, language, &text, options, deadline, &mut result);
+        }
         return result;
     }
-    let tree = match parse(language, &text) {
+    let tree = match parse(language, &text, deadline) {
         Ok(tree) => tree,
-        Err(error) => {
+        Err(ParseFailure::OutOfTime) => {
+            chunk_plain(spec, path, language, &text, options, deadline, &mut result);
+            return result;
+        }
+        Err(ParseFailure::Failed(error)) => {
             result.error = Some(error);
             return result;
         }
@@ -488,24 +582,47 @@ fn chunk_text(
     // Node offsets are the same in the unwrapped text; chunks are sliced from `text`.
     let tree = match language {
         Language::Rust => macro_items::unwrap_item_macros(&text, tree.clone(), |source| {
-            parse(language, source).ok()
+            parse(language, source, deadline).ok()
         })
         .map_or(tree, |(_, unwrapped)| unwrapped),
         _ => tree,
     };
     let source = Source::new(&text);
     let root = tree.root_node();
+    let mut chunker = Chunker::new(spec, &source, path, language, options.max_chars);
+    if chunker.walk(root, deadline).is_err() {
+        chunk_plain(spec, path, language, &text, options, deadline, &mut result);
+        return result;
+    }
     if root.has_error() {
         result.syntax_errors = syntax_errors(root, &source);
     }
-    let mut chunker = Chunker::new(spec, &source, path, language, options.max_chars);
-    chunker.walk(root);
     result.chunks = chunker.finish();
-    graph::assign(
-        &mut result.chunks,
-        graph::references(language, root, &text, 0),
-    );
+    // References are an extra: a file that used its time up on chunking goes without them.
+    if !deadline.passed() {
+        graph::assign(
+            &mut result.chunks,
+            graph::references(language, root, &text, 0),
+        );
+    }
     result
+}
+
+/// The text fallback: `text` as module chunks cut at lines, with the overrun reported.
+fn chunk_plain(
+    spec: &'static Spec,
+    path: &str,
+    language: Language,
+    text: &str,
+    options: &ChunkOptions,
+    deadline: Deadline,
+    result: &mut FileChunks,
+) {
+    let source = Source::new(text);
+    let mut chunker = Chunker::new(spec, &source, path, language, options.max_chars);
+    chunker.plain_lines();
+    result.chunks = chunker.finish();
+    result.syntax_errors = vec![deadline.overrun()];
 }
 
 /// At most this many syntax errors are reported per file.

@@ -64,6 +64,7 @@ pub(crate) enum Role<'t> {
     Overload(String),
     /// Part of the enclosing container's declaration, written among its members (an
     /// Objective-C `@implementation`'s class name and superclass): not a member of its own.
+    /// After a member (a parse error among the header's parts) it is plain code.
     Header,
     /// Opens a scope for the rest of its parent (`package auth`, C# `namespace X;`, the loose
     /// `class X {` tokens of a declaration the parser gave up on).

@@ -167,7 +167,7 @@ pub(crate) fn dedent<'a>(text: &'a str, indent: &str) -> Cow<'a, str> {
 }
 
 /// Closing keywords that carry nothing on their own.
-const CLOSERS: &[&str] = &[
+pub(crate) const CLOSERS: &[&str] = &[
     "end",
     "#endif",
     "#else",
