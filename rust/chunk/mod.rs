@@ -261,8 +261,10 @@ pub fn chunk_source(
     options: &ChunkOptions,
 ) -> FileChunks {
     let content_hash = hash(source.as_bytes());
-    isolated(path, language, || {
-        chunk_text(path, language, source, content_hash.clone(), options)
+    chunking_threads().install(|| {
+        isolated(path, language, || {
+            chunk_text(path, language, source, content_hash.clone(), options)
+        })
     })
 }
 
@@ -304,14 +306,34 @@ pub fn chunk_files(
     files: &[(String, Language)],
     options: &ChunkOptions,
 ) -> Vec<FileChunks> {
-    files
-        .par_iter()
-        .map(|(path, language)| {
-            isolated(path, *language, || {
-                chunk_file(root, path, *language, options)
+    chunking_threads().install(|| {
+        files
+            .par_iter()
+            .map(|(path, language)| {
+                isolated(path, *language, || {
+                    chunk_file(root, path, *language, options)
+                })
             })
-        })
-        .collect()
+            .collect()
+    })
+}
+
+/// Stack of each chunking thread. Tree-sitter's C code recurses over its parse stack, about
+/// 56 bytes a level: 150,000 nested `<div>` type arguments (780 KB of TypeScript) overflow an
+/// 8 MB stack, which aborts the process. 128 MB (reserved, touched only as deep as a file
+/// goes) holds any file under the walk's 1 MB limit several times over.
+const CHUNK_THREAD_STACK: usize = 128 << 20;
+
+/// The threads that parse: one per core, with `CHUNK_THREAD_STACK` each.
+fn chunking_threads() -> &'static rayon::ThreadPool {
+    static POOL: std::sync::OnceLock<rayon::ThreadPool> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .stack_size(CHUNK_THREAD_STACK)
+            .thread_name(|index| format!("sharc-chunk-{index}"))
+            .build()
+            .expect("the chunking threads start")
+    })
 }
 
 /// Run `chunk` for one file; a panic becomes that file's error instead of unwinding into
