@@ -310,6 +310,8 @@ def _load_note(machine: dict[str, Any]) -> str:
     before, after = machine.get("load_average_before"), machine.get("load_average_after")
     if not before or not after:
         return ""
+    if max(before[0], after[0]) < 2.0:
+        return f" (load average {before[0]:.1f} before and {after[0]:.1f} after the run)"
     return (
         f" (load average {before[0]:.1f} before and {after[0]:.1f} after the run: other jobs"
         " shared the cores, which slows the parallel figures most)"
