@@ -73,6 +73,21 @@ def test_errors_are_messages_not_tracebacks(tmp_path: Path) -> None:
     assert "invalid ignore pattern" in bad.stderr
 
 
+def test_a_reader_that_stops_early_is_no_error() -> None:
+    """`sharc chunks DIR --code | head -1`, with far more than a pipe's buffer to write: the
+    closed pipe ends the command quietly."""
+    tree = Path(__file__).resolve().parents[1] / "python" / "sharc"  # some 400 KB of Python
+    command = [sys.executable, "-m", "sharc.cli", "chunks", str(tree), "--code"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    assert process.stdout.readline()
+    process.stdout.close()
+    with process.stderr:
+        errors = process.stderr.read().decode()
+    assert process.wait(timeout=60) == 0, errors
+    assert "Broken pipe" not in errors and "BrokenPipeError" not in errors
+
+
 def test_the_fast_model_is_offered_only_when_it_is_installed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

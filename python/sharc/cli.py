@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -23,14 +24,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         _message("interrupted")
         return 130
+    except BrokenPipeError:
+        # The reader went away (`sharc callers X | head`): not an error. Point stdout at
+        # /dev/null so the interpreter's last flush does not complain either.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (SharcError, OSError, ValueError) as error:
         _message(f"error: {error}")
         hint = _hint(error)
         if hint:
             _message(f"hint: {hint}")
         return 1
-    except BrokenPipeError:
-        return 0
 
 
 def _parser() -> argparse.ArgumentParser:
