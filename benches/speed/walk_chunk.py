@@ -35,6 +35,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from benches.speed.common import REPO, RESULTS, machine, write_result
+from tools.debian_sources import apt_config
 
 CORPUS = REPO / "benches" / "data" / "corpus"
 DEFAULT_IGNORES = [
@@ -108,10 +109,6 @@ LONG_TAIL_SOURCES = {
     "libwww-perl": "6.68-1",  # Perl
     "libmojolicious-perl": "9.31+dfsg-1",  # Perl
 }
-DEBIAN_SOURCES = (
-    "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]"
-    " http://deb.debian.org/debian bookworm main\n"
-)
 DEFINITIONS = {
     "function_definition",
     "class_definition",
@@ -153,7 +150,7 @@ def build_long_tail_corpus() -> Path:
     """Fetch the pinned Debian sources and keep their long-tail files (each source once)."""
     import sharc._core as core
 
-    config = _apt_config(LONG_TAIL / "apt")
+    config = apt_config(LONG_TAIL / "apt")
     for source, version in LONG_TAIL_SOURCES.items():
         kept = LONG_TAIL / "tree" / source
         marker = LONG_TAIL / "kept" / f"{source}={version}"
@@ -183,26 +180,6 @@ def build_long_tail_corpus() -> Path:
         marker.parent.mkdir(parents=True, exist_ok=True)
         marker.write_text("ok\n")
     return LONG_TAIL / "tree"
-
-
-def _apt_config(base: Path) -> Path:
-    """A private apt configuration with bookworm's deb-src, its lists updated once."""
-    config = base / "apt.conf"
-    if not config.is_file():
-        for sub in ("lists/partial", "cache/archives/partial", "etc"):
-            (base / sub).mkdir(parents=True, exist_ok=True)
-        (base / "etc" / "sources.list").write_text(DEBIAN_SOURCES)
-        config.write_text(
-            f'Dir::Etc::SourceList "{base}/etc/sources.list";\n'
-            'Dir::Etc::SourceParts "/nonexistent";\n'
-            f'Dir::State::Lists "{base}/lists";\n'
-            f'Dir::Cache "{base}/cache";\n'
-            'Dir::Cache::pkgcache "";\nDir::Cache::srcpkgcache "";\n'
-        )
-    if not any((base / "lists").glob("*Sources*")):
-        subprocess.run(["apt-get", "update"], env={**os.environ, "APT_CONFIG": str(config)},
-                       check=True, capture_output=True)
-    return config
 
 
 def run_sharc(root: Path) -> dict[str, float]:

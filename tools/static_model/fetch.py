@@ -26,16 +26,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from tools.debian_sources import apt_config
+
 HERE = Path(__file__).parent
 PACKAGES = HERE / "packages.json"
 LOCK = HERE / "packages.lock.json"
 WORK = HERE.parent.parent / "benches" / "data" / "static-train"
 DOWNLOADS = WORK / "downloads"
 USER_AGENT = "sharc-static-model-build (https://github.com/; corpus of the fast model)"
-DEBIAN_SOURCES = (
-    "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]"
-    " http://deb.debian.org/debian bookworm main\n"
-)
 
 
 def _get(url: str) -> bytes:
@@ -129,29 +127,8 @@ def fetch_crate(name: str, pinned: dict[str, Any] | None) -> dict[str, Any]:
 # -- Debian -----------------------------------------------------------------------------------
 
 
-def _apt_config() -> Path:
-    """A private apt configuration with bookworm's deb-src, its lists updated once."""
-    base = WORK / "apt"
-    config = base / "apt.conf"
-    if not config.is_file():
-        for sub in ("lists/partial", "cache/archives/partial", "etc"):
-            (base / sub).mkdir(parents=True, exist_ok=True)
-        (base / "etc" / "sources.list").write_text(DEBIAN_SOURCES)
-        config.write_text(
-            f'Dir::Etc::SourceList "{base}/etc/sources.list";\n'
-            'Dir::Etc::SourceParts "/nonexistent";\n'
-            f'Dir::State::Lists "{base}/lists";\n'
-            f'Dir::Cache "{base}/cache";\n'
-            'Dir::Cache::pkgcache "";\nDir::Cache::srcpkgcache "";\n'
-        )
-    if not any((base / "lists").glob("*Sources*")):
-        subprocess.run(["apt-get", "update"], env={**os.environ, "APT_CONFIG": str(config)},
-                       check=True, capture_output=True)
-    return config
-
-
 def fetch_debian(name: str, pinned: dict[str, Any] | None) -> dict[str, Any]:
-    config = _apt_config()
+    config = apt_config(WORK / "apt")
     directory = DOWNLOADS / "debian" / name
     directory.mkdir(parents=True, exist_ok=True)
     spec = f"{pinned['source']}={pinned['version']}" if pinned else name
