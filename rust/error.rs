@@ -14,6 +14,9 @@ pub enum Error {
     #[error("invalid ignore pattern {pattern:?}: {reason}")]
     InvalidPattern { pattern: String, reason: String },
 
+    #[error("not a path inside the root: {path}")]
+    PathOutsideRoot { path: PathBuf },
+
     #[error("invalid extension {extension:?}: {reason}")]
     InvalidExtension { extension: String, reason: String },
 

@@ -38,6 +38,7 @@ impl From<Error> for PyErr {
             Error::InvalidPattern { .. } | Error::InvalidExtension { .. } => {
                 PatternError::new_err(message)
             }
+            Error::PathOutsideRoot { .. } => PyValueError::new_err(message),
             Error::Io { .. } | Error::Grammar { .. } => CoreError::new_err(message),
         }
     }
@@ -218,10 +219,11 @@ fn language_named(name: &str) -> PyResult<Language> {
         .ok_or_else(|| PyValueError::new_err(format!("unknown language {name:?}")))
 }
 
-/// Walk `root` and return `(files, skipped)`, both sorted by path.
+/// Walk `root` (or only `scope`, paths relative to it) and return `(files, skipped)`, both
+/// sorted by path.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-#[pyo3(name = "walk", signature = (root, *, ignore_patterns=Vec::new(), custom_extensions=Vec::new(), max_file_size=1_000_000, threads=0, report_ignored=false, sniff_content=true))]
+#[pyo3(name = "walk", signature = (root, *, ignore_patterns=Vec::new(), custom_extensions=Vec::new(), max_file_size=1_000_000, threads=0, report_ignored=false, sniff_content=true, scope=None))]
 fn walk_tree(
     py: Python<'_>,
     root: PathBuf,
@@ -231,6 +233,7 @@ fn walk_tree(
     threads: usize,
     report_ignored: bool,
     sniff_content: bool,
+    scope: Option<Vec<PathBuf>>,
 ) -> PyResult<(String, Vec<WalkedFile>, Vec<SkippedFile>)> {
     let options = WalkOptions {
         ignore_patterns,
@@ -240,7 +243,10 @@ fn walk_tree(
         report_ignored,
         sniff_content,
     };
-    let result = py.detach(|| walker::walk(&root, &options))?;
+    let result = py.detach(|| match &scope {
+        Some(scope) => walker::walk_scope(&root, scope, &options),
+        None => walker::walk(&root, &options),
+    })?;
     let files = result
         .files
         .into_iter()
@@ -454,6 +460,8 @@ fn index_text_batch(py: Python<'_>, texts: Vec<String>) -> Vec<String> {
 fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("CoreError", module.py().get_type::<CoreError>())?;
     module.add("PatternError", module.py().get_type::<PatternError>())?;
+    // The ignore files the walk reads, strongest first.
+    module.add("IGNORE_FILES", walker::IGNORE_FILES.to_vec())?;
     module.add_class::<WalkedFile>()?;
     module.add_class::<SkippedFile>()?;
     module.add_class::<Chunk>()?;

@@ -262,6 +262,35 @@ def test_watcher_indexes_changes_and_ignores_ignored_paths(
     assert not live.status().watching
 
 
+def test_watcher_syncs_look_at_the_changed_paths_alone(
+    repo: Path, make_live: Callable[..., LiveIndex]
+) -> None:
+    live = make_live(repo)
+    live.start()
+    assert live.wait(30).state == "ready"
+    seen: list[object] = []
+    original = live._writer.update
+
+    def recorded(**options: object):  # type: ignore[no-untyped-def]
+        seen.append(options.get("paths"))
+        return original(**options)
+
+    live._writer.update = recorded  # type: ignore[method-assign]
+    live.watch()
+    time.sleep(0.3)
+    storage = repo / "taskboard" / "storage.py"
+    storage.write_text(storage.read_text() + "\n\ndef compact_journal(store):\n    pass\n")
+    wait_for(lambda: top_symbols(live, "compact_journal")[:1] == ["compact_journal"], 20)
+    live.wait(10)
+    assert seen == [["taskboard/storage.py"]]
+    # An ignore file may change what is indexed anywhere: the whole tree is compared.
+    (repo / ".gitignore").write_text((repo / ".gitignore").read_text() + "notifier/\n")
+    wait_for(lambda: not any(p.startswith("notifier/") for p in live._indexed_files()), 20)
+    live.wait(10)
+    assert seen[1:] == [None]
+    live.unwatch()
+
+
 def test_syntax_guard_keeps_the_previous_chunks_of_a_broken_file(
     repo: Path, make_live: Callable[..., LiveIndex]
 ) -> None:

@@ -136,3 +136,72 @@ def test_kills_of_a_cold_index_each_leave_progress_behind(small_repo: Path, tmp_
     report = _open(small_repo, index_dir).update(embed=False)
     assert report.files_added == report.files_changed == 0
     assert report.files_unchanged == committed[-1]
+
+
+def _files_of(index_dir: Path) -> set[str]:
+    with sqlite3.connect(index_dir / "manifest.sqlite") as connection:
+        return {path for (path,) in connection.execute("SELECT path FROM files")}
+
+
+def test_an_update_of_some_paths_looks_at_them_alone_and_agrees_with_a_whole_update(
+    small_repo: Path, tmp_path: Path
+) -> None:
+    index = _open(small_repo, tmp_path / "index")
+    index.update()
+    auth = small_repo / "taskboard" / "auth.py"
+    auth.write_text(auth.read_text() + "\n\ndef forget_user(name):\n    return name\n")
+    (small_repo / "taskboard" / "extra.py").write_text("def extra_step():\n    return 2\n")
+    (small_repo / "taskboard" / "scheduler.py").unlink()
+    storage = small_repo / "taskboard" / "storage.py"
+    storage.write_text(storage.read_text() + "\n\ndef unseen_yet():\n    return 3\n")
+    (small_repo / "node_modules" / "lib").mkdir(parents=True)
+    (small_repo / "node_modules" / "lib" / "index.js").write_text("function hidden() {}\n")
+
+    report = index.update(paths=[
+        "taskboard/auth.py", "./taskboard/extra.py", "taskboard/scheduler.py",
+        "node_modules/lib/index.js",
+    ])
+    assert (report.files_added, report.files_changed, report.files_deleted) == (1, 1, 1)
+    assert report.files_unchanged == 0  # nothing outside the paths was compared
+    assert report.chunks_embedded >= 2
+    assert index.search("forget_user", mode="keyword")[0].symbol == "forget_user"
+    outside = index.search("unseen_yet", mode="keyword")  # outside the paths
+    assert all(result.symbol != "unseen_yet" for result in outside)
+    assert "node_modules/lib/index.js" not in _files_of(tmp_path / "index")
+
+    # The same edits seen by a whole update leave the same index as updates of paths do.
+    index.update(paths=["taskboard/storage.py"])
+    assert index.update().files_changed == 0
+    reference = _open(small_repo, tmp_path / "reference")
+    reference.update()
+    assert _chunk_keys(tmp_path / "index") == _chunk_keys(tmp_path / "reference")
+    stats = index.stats()
+    assert stats.embedded_chunks == stats.chunks
+
+
+def test_an_update_of_a_directory_or_an_ignore_file_covers_what_it_may_change(
+    small_repo: Path, tmp_path: Path
+) -> None:
+    index = _open(small_repo, tmp_path / "index")
+    index.update(embed=False)
+    files = _files_of(tmp_path / "index")
+    moved = sum(path.startswith("notifier/") for path in files)
+    assert moved >= 2
+
+    # A directory moved away: its files go, the directory beside it (`notifier2`) is its own.
+    (small_repo / "notifier").rename(small_repo / "notifier2")
+    report = index.update(paths=["notifier"], embed=False)
+    assert report.files_deleted == moved and report.files_added == 0
+    report = index.update(paths=["notifier2/"], embed=False)
+    assert report.files_added == moved
+
+    # An ignore file changed: whatever it covers, anywhere, is in the update.
+    gitignore = small_repo / ".gitignore"
+    gitignore.write_text(gitignore.read_text() + "web/\n")
+    report = index.update(paths=[".gitignore"], embed=False)
+    assert report.files_deleted == sum(path.startswith("web/") for path in files)
+    assert not any(path.startswith("web/") for path in _files_of(tmp_path / "index"))
+
+    with pytest.raises(ValueError, match="not a path inside the root"):
+        index.update(paths=["../elsewhere.py"], embed=False)
+    assert _files_of(tmp_path / "index")  # nothing lost

@@ -19,9 +19,11 @@
 - the first keyword result of a cold `sharc index` with the model (seconds from its start until
   a search finds a chunk); baseline: a cold `sharc index --keyword-only` of the same tree;
 - one function added to a 1M-chunk index with the model (synthetic vectors for the rest): the
-  update writing the delta file; baselines: the same update rewriting the main vector file
-  (`compact=True`, what every update did before the delta), and the model alone on that chunk
-  (the index is kept in --work between runs: building it is not what is measured).
+  update writing the delta file, after a walk of the whole tree (`sharc index`) and of the
+  changed file alone (`update(paths=...)`, what the watcher does); baselines: the same update
+  rewriting the main vector file (`compact=True`, what every update did before the delta), and
+  the model alone on that chunk (the index is kept in --work between runs: building it is not
+  what is measured).
 
 Each step records the load average when it ends (the machine may be shared).
 
@@ -430,28 +432,36 @@ def delta_update(work: Path, tree: Path, rounds: int = 5) -> dict:
         _fill_synthetic_vectors(index_dir, embedder.dimension)
     index._embedder = embedder  # loading the model is not updating
     index.update()  # drops the keyword-only chunks' vectors; records the vectors' state
-    noop = []
+    noop, noop_paths = [], []
+    target = next(tree.glob("pkg000/*.py"))
+    relative = target.relative_to(tree).as_posix()
     for _ in range(rounds):
         started = time.perf_counter()
         index.update()
         noop.append(time.perf_counter() - started)
-    target = next(tree.glob("pkg000/*.py"))
+        started = time.perf_counter()
+        index.update(paths=[relative])
+        noop_paths.append(time.perf_counter() - started)
     original = target.read_text()
     # The synthetic vectors were keyed for the keyword-only index (no model id): the file's
     # chunks are keyed for the model once, before the edits measured.
     target.write_text(original + "\n")
     index.update()
-    seconds: dict[str, list[float]] = {"delta": [], "compact": []}
+    ways = ("delta", "delta_paths", "compact")
+    seconds: dict[str, list[float]] = {way: [] for way in ways}
     model_alone = []
     try:
-        for number in range(2 * rounds):
-            way = "delta" if number % 2 == 0 else "compact"
+        for number in range(len(ways) * rounds):
+            way = ways[number % len(ways)]
             target.write_text(
                 original + f"\n\ndef tripled_{number}(value):\n"
                 f'    """Return the value three times over ({number})."""\n    return value * 3\n'
             )
             started = time.perf_counter()
-            report = index.update(compact=way == "compact")
+            if way == "delta_paths":  # what the watcher does: it knows the file that changed
+                report = index.update(paths=[relative])
+            else:
+                report = index.update(compact=way == "compact")
             seconds[way].append(time.perf_counter() - started)
             assert report.chunks_embedded == 1, report
             added = index.search(f"tripled_{number}", mode="keyword", limit=1)[0]
@@ -468,7 +478,9 @@ def delta_update(work: Path, tree: Path, rounds: int = 5) -> dict:
         "chunks": stats.chunks,
         "embedded_chunks": stats.embedded_chunks,
         "noop_seconds_median": statistics.median(noop),
+        "noop_paths_seconds_median": statistics.median(noop_paths),
         "one_function_delta_seconds_median": delta,
+        "one_function_paths_seconds_median": statistics.median(seconds["delta_paths"]),
         "one_function_rewriting_main_seconds_median": statistics.median(seconds["compact"]),
         "model_alone_seconds_median": statistics.median(model_alone),
         "delta_vs_rewriting_main": delta / statistics.median(seconds["compact"]),

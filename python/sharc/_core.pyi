@@ -8,6 +8,9 @@ class CoreError(Exception):
 class PatternError(ValueError):
     """An invalid ignore pattern or extension."""
 
+IGNORE_FILES: list[str]
+"""The ignore files the walk reads in each directory, strongest first."""
+
 class WalkedFile:
     """A file the walk will index."""
 
@@ -119,8 +122,11 @@ def walk(
     threads: int = 0,
     report_ignored: bool = False,
     sniff_content: bool = True,
+    scope: list[str] | None = None,
 ) -> tuple[str, list[WalkedFile], list[SkippedFile]]:
-    """Walk `root`; return its canonical path, the files to index and the skipped ones."""
+    """Walk `root` (or only `scope`, relative paths under it, by the same rules); return its
+    canonical path, the files to index and the skipped ones. A scope path leaving the root
+    raises ValueError."""
 
 def chunk_files(
     root: str | PathLike[str], files: list[tuple[str, str]], *, max_chars: int = 3500

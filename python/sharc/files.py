@@ -11,6 +11,8 @@ from sharc import _core
 from sharc._core import SkippedFile, WalkedFile
 
 DEFAULT_MAX_FILE_SIZE = 1_000_000
+#: Names of the ignore files read in every directory (`.gitignore`, `.ignore`, `.sharcignore`).
+IGNORE_FILE_NAMES = frozenset(_core.IGNORE_FILES)
 
 
 @dataclass(frozen=True)
@@ -40,13 +42,16 @@ def walk(
     threads: int = 0,
     report_ignored: bool = False,
     sniff_content: bool = True,
+    scope: Sequence[str] | None = None,
 ) -> WalkResult:
     """Walk `root` in parallel with .gitignore, .ignore, .sharcignore and the default ignores.
 
     Secrets, binaries, files over `max_file_size` and symlinks leaving the root are always
     skipped; `report_ignored` also lists what the ignore rules dropped (a dry run).
     `sniff_content=False` only stats files (an index sync: the chunker checks the content of
-    the files it reads).
+    the files it reads). With `scope` (paths relative to the root, files or directories) only
+    those are walked, by the same rules, directories above them included; a path that no
+    longer exists yields nothing.
     """
     canonical, files, skipped = _core.walk(
         os.fspath(root),
@@ -56,5 +61,6 @@ def walk(
         threads=threads,
         report_ignored=report_ignored,
         sniff_content=sniff_content,
+        scope=None if scope is None else list(scope),
     )
     return WalkResult(Path(canonical), files, skipped)

@@ -301,6 +301,7 @@ class Index(AsyncIndexMethods):
         hold: Collection[str] = (),
         compact: bool = False,
         executor: Executor | None = None,
+        paths: Collection[str | os.PathLike[str]] | None = None,
     ) -> UpdateReport:
         """Bring the index in line with the files on disk, touching only what changed.
 
@@ -312,6 +313,12 @@ class Index(AsyncIndexMethods):
         so (the index keeps its last committed state). With an `executor`
         (`sharc.distributed.RayExecutor`), changed files are chunked and embedded on a Ray
         cluster; this process writes the index as it does alone, and the index is the same.
+
+        `paths` (relative to the root: files or directories, added, changed or deleted) is
+        for a caller that knows what changed, such as a file watcher: only they are walked
+        and compared, by the same rules, and the rest of the index stays as it is. At a
+        million chunks that skips a walk of the whole tree. A changed ignore file, changed
+        settings or a first index make it a whole update; `force` ignores it.
         """
         writer = IndexWriter(
             self.root,
@@ -331,7 +338,7 @@ class Index(AsyncIndexMethods):
         try:
             return writer.update(
                 progress=progress, cancel=cancel, embed=embed, force=force, hold=hold,
-                compact=compact,
+                compact=compact, paths=paths,
             )
         finally:
             self._forget_readers()

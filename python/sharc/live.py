@@ -8,14 +8,16 @@
     >>> live.watch()            # re-index changed files 2 s after the last change
     >>> live.search("where are routes registered")
 
-Which file events count. The watcher applies the walker's own rules, never a copy of them:
-every sync walks the root (milliseconds for 10k files, with `.gitignore`, `.sharcignore` and the
-default ignores) and compares the walk with the manifest (size and mtime, as `Index.update`
-does). An event that changes nothing the walk keeps (a file in `node_modules/`, a gitignored
-log, a `touch` inside `.git/`) leads to no update at all. Events are also dropped early, before
-any walk, when they fall inside a directory or on a file that the last walk reported as ignored,
-inside `.git`/`.hg`/`.svn`, or inside the index directory; top-level ignored directories (the
-usual `node_modules/`, `.venv/`, `target/`) are not even watched, which spares inotify watches.
+Which file events count. The watcher applies the walker's own rules, never a copy of them: a
+sync walks the paths the watcher saw change (`Index.update(paths=...)`: the walk's rules,
+directories above them included) and compares them with the manifest (size and mtime, as
+`Index.update` does); the whole root after a changed ignore file, a job that did not finish, or
+a burst of more than `SCOPED_SYNC_MAX_PATHS` paths. An event that changes nothing the walk
+keeps (a file in `node_modules/`, a gitignored log, a `touch` inside `.git/`) leads to no update
+at all. Events are also dropped early, before any walk, when they fall inside a directory or on
+a file that the last walk reported as ignored, inside `.git`/`.hg`/`.svn`, or inside the index
+directory; top-level ignored directories (the usual `node_modules/`, `.venv/`, `target/`) are
+not even watched, which spares inotify watches.
 
 The syntax guard. Before a sync re-indexes a changed Tier-1 (tree-sitter) file that the index
 already holds, the file is parsed; if it has syntax errors (a half-typed edit), its previous
@@ -62,6 +64,8 @@ PROGRESS_WRITE_SECONDS = 0.5
 # Parsing every file of a branch switch would delay the sync for little gain: the guard is for
 # edits, a few files at a time.
 GUARD_MAX_FILES = 2000
+# Past this many changed paths (a branch switch), a sync walks the whole tree instead.
+SCOPED_SYNC_MAX_PATHS = 5000
 AST_TIER = 1
 _VCS_DIRS = frozenset({".git", ".hg", ".svn"})
 _BUSY_STATES = frozenset({"indexing", "waiting", "cancelling"})
@@ -115,10 +119,23 @@ class LiveStatus:
 class _Job:
     force: bool
     from_watcher: bool
+    #: The paths the watcher saw change (relative); None: the whole tree is compared.
+    paths: frozenset[str] | None = None
     cancel: threading.Event = field(default_factory=threading.Event)
     started: float = field(default_factory=time.monotonic)
     rerun: bool = False
+    #: What the pass after this one looks at: paths seen meanwhile, or None for everything.
+    rerun_paths: frozenset[str] | None = None
     thread: threading.Thread | None = None
+
+    def rerun_with(self, paths: frozenset[str] | None) -> None:
+        """Ask for another pass over `paths` as well (None: over the whole tree)."""
+        if self.rerun and self.rerun_paths is None:
+            return
+        self.rerun_paths = (
+            None if paths is None else (self.rerun_paths or frozenset()) | paths
+        )
+        self.rerun = True
 
 
 @dataclass(frozen=True)
@@ -126,6 +143,8 @@ class _Plan:
     hold: frozenset[str]
     changed: int
     deleted: int
+    #: The paths the update looks at; None: the whole tree.
+    scope: frozenset[str] | None = None
 
 
 class LiveIndex:
@@ -214,7 +233,7 @@ class LiveIndex:
         """
         with self._lock:
             if self._job is not None:
-                self._job.rerun = True
+                self._job.rerun_with(None)
             else:
                 self._start_job(force=False, from_watcher=False)
         return self.status()
@@ -237,6 +256,7 @@ class LiveIndex:
             if job is None:
                 return self.status()
             job.rerun = False
+            job.rerun_paths = None
             job.cancel.set()
             self._state = "cancelling"
         return self.wait(timeout)
@@ -267,8 +287,10 @@ class LiveIndex:
         self.cancel(timeout=5.0)
         self._drop_reader()
 
-    def _start_job(self, *, force: bool, from_watcher: bool) -> None:
-        job = _Job(force=force, from_watcher=from_watcher)
+    def _start_job(
+        self, *, force: bool, from_watcher: bool, paths: frozenset[str] | None = None
+    ) -> None:
+        job = _Job(force=force, from_watcher=from_watcher, paths=paths)
         job.thread = threading.Thread(
             target=self._run_job, args=(job,), name=f"sharc-index:{self.root.name}", daemon=True
         )
@@ -287,7 +309,8 @@ class LiveIndex:
                         break
                     job.rerun = False
                     job.force = False
-                    job.from_watcher = False
+                    job.paths, job.rerun_paths = job.rerun_paths, None
+                    job.from_watcher = job.paths is not None
                     job.started = time.monotonic()
         except BaseException as error:  # noqa: BLE001 - a job thread must never die silently
             with self._lock:
@@ -356,6 +379,8 @@ class LiveIndex:
         with self._lock:
             self._state = "indexing"
             self._message = "rebuilding the index" if job.force else "indexing"
+        if plan.scope is not None:
+            extra["paths"] = sorted(plan.scope)
         return self._writer.update(
             progress=lambda progress: self._on_progress(job, progress),
             cancel=job.cancel,
@@ -394,31 +419,38 @@ class LiveIndex:
         """
         if job.force:
             return _Plan(frozenset(), 0, 0)
-        walked = self._walk()
-        known = self._indexed_files()
+        with self._lock:
+            clean = self._clean
+            previously_held = self._held
+        # What the watcher saw is enough only after a job that left the index in line with
+        # the disk; the held files are looked at again every time.
+        scope = job.paths | previously_held if job.paths is not None and clean else None
+        if scope is not None and ("" in scope or len(scope) > SCOPED_SYNC_MAX_PATHS):
+            scope = None  # an ignore file changed, or so much that walking it all is cheaper
+        walked = self._walk(scope)
+        known = self._indexed_files(scope)
         on_disk = {f.path: f for f in walked}
         changed = [
             f for path, f in on_disk.items() if known.get(path) != (f.size, f.mtime_ns)
         ]
         deleted = len(known.keys() - on_disk.keys())
-        with self._lock:
-            clean = self._clean
         # After a cancelled or failed job, chunks may still wait for their vectors.
         if job.from_watcher and clean and not changed and not deleted:
             return None
-        with self._lock:
-            previously_held = self._held
         # Only files the index already holds have a previous state to keep.
         candidates = {f.path: f for f in changed if f.path in known}
         candidates.update((p, on_disk[p]) for p in previously_held if p in on_disk)
         guarded = [candidates[p] for p in sorted(candidates)]
-        return _Plan(self._syntax_guard(guarded), len(changed), deleted)
+        return _Plan(self._syntax_guard(guarded), len(changed), deleted, scope)
 
-    def _walk(self) -> list[WalkedFile]:
-        """The files `update` will index; refreshes the ignore sets of the event filter."""
+    def _walk(self, scope: frozenset[str] | None = None) -> list[WalkedFile]:
+        """The files `update` will index (of `scope` alone, if given); a walk of the whole
+        tree also refreshes the ignore sets of the event filter."""
         from sharc.files import walk
 
         settings = self._walk_settings()
+        if scope is not None:
+            return walk(self.root, scope=sorted(scope), **settings).files
         result = walk(self.root, report_ignored=True, **settings)
         ignored_dirs, ignored_files = set(), set()
         for skipped in result.skipped:
@@ -463,13 +495,13 @@ class LiveIndex:
         finally:
             manifest.close()
 
-    def _indexed_files(self) -> dict[str, tuple[int, int]]:
-        """Path -> (size, mtime_ns) of every file in the manifest."""
+    def _indexed_files(self, scope: frozenset[str] | None = None) -> dict[str, tuple[int, int]]:
+        """Path -> (size, mtime_ns) of every file in the manifest (at or below `scope`)."""
         manifest = self._open_manifest()
         if manifest is None:
             return {}
         try:
-            return {path: (r.size, r.mtime_ns) for path, r in manifest.files().items()}
+            return manifest.file_stats(scope)
         except Exception:  # noqa: BLE001 - a manifest being rebuilt reads as empty
             return {}
         finally:
@@ -729,13 +761,18 @@ class LiveIndex:
         return directories
 
     def _on_changes(self, paths: Iterable[str]) -> None:
-        """Called by the watcher once changes have settled for `debounce` seconds."""
-        del paths  # the sync re-walks and compares with the manifest: it finds them itself
+        """Called by the watcher once changes have settled for `debounce` seconds: the sync
+        walks and compares those paths alone (the whole tree if an ignore file changed)."""
+        from sharc.writer import scope_of
+
+        relative = frozenset(scope_of(
+            [path for path in paths if _inside(Path(path), self.root)], self.root
+        ))
         with self._lock:
             if self._job is not None:
-                self._job.rerun = True
+                self._job.rerun_with(relative)
             else:
-                self._start_job(force=False, from_watcher=True)
+                self._start_job(force=False, from_watcher=True, paths=relative)
 
 
 class _Watcher:

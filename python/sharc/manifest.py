@@ -22,7 +22,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
@@ -335,10 +335,29 @@ class Manifest:
 
     # -- files -----------------------------------------------------------------------------
 
-    def file_stats(self) -> dict[str, tuple[int, int]]:
-        """`{path: (size, mtime_ns)}` of every indexed file: what a sync compares first."""
-        rows = self._connection().execute("SELECT path, size, mtime_ns FROM files")
-        return {path: (size, mtime) for path, size, mtime in rows}
+    def file_stats(self, under: Collection[str] | None = None) -> dict[str, tuple[int, int]]:
+        """`{path: (size, mtime_ns)}` of every indexed file, or of those at or below the
+        relative paths `under` (files or directories; `""` is the root): what a sync compares
+        first."""
+        if under is None or "" in under:
+            rows = self._connection().execute("SELECT path, size, mtime_ns FROM files")
+            return {path: (size, mtime) for path, size, mtime in rows}
+        stats: dict[str, tuple[int, int]] = {}
+        connection = self._connection()
+        for place in under:
+            # One range of the primary key, `place` to `place0` (`0` follows `/`), holds the
+            # path and everything below it, with siblings such as `place.txt` to drop.
+            rows = connection.execute(
+                "SELECT path, size, mtime_ns FROM files WHERE path >= ? AND path < ?",
+                (place, place + "0"),
+            )
+            below = place + "/"
+            stats.update(
+                (path, (size, mtime))
+                for path, size, mtime in rows
+                if path == place or path.startswith(below)
+            )
+        return stats
 
     def file(self, path: str) -> FileRecord | None:
         row = self._connection().execute(

@@ -24,6 +24,7 @@ is compared with the manifest's and the main file is rewritten.
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from collections.abc import Callable, Collection, Iterator, Sequence
@@ -41,7 +42,7 @@ from sharc.chunk_records import (
 from sharc.chunking import ChunkedFile, chunk_files
 from sharc.embed_policy import EmbedPolicy, policy_from_settings
 from sharc.errors import CancelledError
-from sharc.files import WalkSettings, walk
+from sharc.files import IGNORE_FILE_NAMES, WalkResult, WalkSettings, walk
 from sharc.manifest import ChunkRecord, FileRecord, Manifest, RemovedChunk
 from sharc.stores import (
     KEYWORD,
@@ -198,8 +199,10 @@ class IndexWriter:
         force: bool,
         hold: Collection[str],
         compact: bool = False,
+        paths: Collection[str | os.PathLike[str]] | None = None,
     ) -> UpdateReport:
-        """`sharc.Index.update`: bring the index in line with the files on disk."""
+        """`sharc.Index.update`: bring the index in line with the files on disk (or with
+        `paths` alone, see `Index.update`)."""
         started = time.monotonic()
         is_cancelled = _cancel_check(cancel)
         report = _progress_reporter(progress, started)
@@ -208,7 +211,7 @@ class IndexWriter:
             report = self.executor.start(report)
         try:
             return self._update(report, is_cancelled, embed=embed, force=force, hold=hold,
-                                compact=compact, started=started)
+                                compact=compact, paths=paths, started=started)
         finally:
             if self.executor is not None:
                 self.executor.stop()
@@ -222,8 +225,10 @@ class IndexWriter:
         force: bool,
         hold: Collection[str],
         compact: bool,
+        paths: Collection[str | os.PathLike[str]] | None,
         started: float,
     ) -> UpdateReport:
+        scope = None if force or paths is None else scope_of(paths, self.root)
         with writer_lock(self.index_dir, self.root):
             if force and self.index_dir.exists():
                 remove_index_files(self.index_dir)
@@ -231,7 +236,7 @@ class IndexWriter:
             try:
                 return self._update_locked(
                     manifest, report, is_cancelled, embed=embed, started=started,
-                    hold=frozenset(hold), compact=compact,
+                    hold=frozenset(hold), compact=compact, scope=scope,
                 )
             finally:
                 manifest.close()
@@ -246,6 +251,7 @@ class IndexWriter:
         started: float,
         hold: frozenset[str],
         compact: bool,
+        scope: list[str] | None,
     ) -> UpdateReport:
         resolved = self._resolve(manifest)
         model_id, dimension = self._model_identity(resolved, embed=embed)
@@ -261,22 +267,18 @@ class IndexWriter:
         if self._fill_references:
             manifest.expire_file_stats()
             manifest.commit()
+        if rekeyed or self._fill_references or not manifest.get_meta("last_update"):
+            scope = None  # every file is read again, or none was yet: the whole tree
         try:
             if not (self.index_dir / KEYWORD).exists():
                 keyword.store()  # a search arriving now finds a keyword index
             self._reconcile_keyword(manifest, keyword)
             report("walking")
-            walked = walk(
-                self.root,
-                ignore_patterns=resolved.walk.ignore_patterns,
-                custom_extensions=resolved.walk.custom_extensions,
-                max_file_size=resolved.walk.max_file_size,
-                sniff_content=False,
-            )
+            walked = self._walk(resolved, scope)
             result.skipped = [(s.path, s.detail) for s in walked.skipped]
             retired, changes = self._sync_chunks(
                 manifest, keyword, walked.files, resolved, model_id, result, report,
-                is_cancelled, hold,
+                is_cancelled, hold, scope,
             )
             if self._fill_references:
                 manifest.mark_references_complete()
@@ -284,9 +286,12 @@ class IndexWriter:
             files_total = len(walked.files)
             report("keyword", files_done=files_total, files_total=files_total)
             if embed:
+                whole_tree = walked if scope is None else None
                 self._sync_vectors(
-                    manifest, keyword, walked.files, resolved, model_id, dimension, state,
-                    changes, retired, result, report, is_cancelled, hold, compact=compact,
+                    manifest, keyword,
+                    lambda: (whole_tree or self._walk(resolved, None)).files,
+                    resolved, model_id, dimension, state, changes, retired, result, report,
+                    is_cancelled, hold, compact=compact,
                 )
             manifest.set_meta("last_update", str(time.time()))
             if problem := manifest.compact():
@@ -299,6 +304,16 @@ class IndexWriter:
         return result
 
     # -- settings remembered by the index --------------------------------------------------
+
+    def _walk(self, resolved: _Resolved, scope: list[str] | None) -> WalkResult:
+        return walk(
+            self.root,
+            ignore_patterns=resolved.walk.ignore_patterns,
+            custom_extensions=resolved.walk.custom_extensions,
+            max_file_size=resolved.walk.max_file_size,
+            sniff_content=False,
+            scope=scope,
+        )
 
     def _resolve(self, manifest: Manifest) -> _Resolved:
         stored = stored_settings(manifest)
@@ -398,15 +413,19 @@ class IndexWriter:
         report: Callable[..., None],
         is_cancelled: CancelCheck,
         hold: frozenset[str],
+        scope: list[str] | None = None,
     ) -> tuple[list[RemovedChunk], VectorChanges]:
         """Chunk what changed and commit it, with the keyword index, a step at a time.
+
+        `files` are the walk's, of the whole tree or of `scope` only (then indexed files
+        outside it are neither compared nor deleted).
 
         Returns the chunks removed, and the old keys of chunks that stay under a new key
         (their text changed): the vectors of both may serve chunks with the same text; and
         the keys that gained or lost the need for a vector. Memory stays bounded by a batch
         of files (and the keys changed), not the tree.
         """
-        known = manifest.file_stats()
+        known = manifest.file_stats(scope)
         on_disk = {f.path: f for f in files}
         to_chunk = []
         for path, walked in on_disk.items():
@@ -570,7 +589,7 @@ class IndexWriter:
         self,
         manifest: Manifest,
         keyword: _KeywordWriter,
-        files: Sequence[WalkedFile],
+        all_files: Callable[[], Sequence[WalkedFile]],
         resolved: _Resolved,
         model_id: str,
         dimension: int,
@@ -621,7 +640,7 @@ class IndexWriter:
             self._save_settings(manifest, resolved, model_id, embed=True)
             # Its counts would repeat the first pass's; its failures are those of the first.
             retired, _ = self._sync_chunks(
-                manifest, keyword, files, resolved, model_id, UpdateReport(), report,
+                manifest, keyword, all_files(), resolved, model_id, UpdateReport(), report,
                 is_cancelled, hold,
             )
             sync = self._vector_sync(
@@ -658,6 +677,33 @@ class IndexWriter:
             report=report,
             is_cancelled=is_cancelled,
         )
+
+
+def scope_of(paths: Collection[str | os.PathLike[str]], root: Path) -> list[str]:
+    """`Index.update(paths=...)` as the walk's scope: `/`-separated paths relative to `root`
+    (absolute ones must lie inside it). A changed ignore file widens it to the whole tree
+    (`""`): it may add or drop files anywhere."""
+    scope = []
+    for path in paths:
+        place = Path(path)
+        if place.is_absolute():
+            place = _inside(place, root)
+        parts = [part for part in place.as_posix().split("/") if part not in ("", ".")]
+        if ".." in parts:
+            raise ValueError(f"not a path inside the root {root}: {path}")
+        if parts and parts[-1] in IGNORE_FILE_NAMES:
+            return [""]
+        scope.append("/".join(parts))
+    return scope
+
+
+def _inside(path: Path, root: Path) -> Path:
+    for base in (root, root.resolve()):
+        try:
+            return path.relative_to(base)
+        except ValueError:
+            continue
+    raise ValueError(f"not a path inside the root {root}: {path}")
 
 
 def stored_settings(manifest: Manifest) -> dict[str, Any]:

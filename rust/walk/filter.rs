@@ -95,6 +95,40 @@ impl Filter {
             .map(|_| ())
     }
 
+    /// Where a scoped walk starts for `relative_path` (already checked to stay inside the
+    /// root): its full path when the walk would reach it, None when it does not exist, or
+    /// `(full path, is a directory, why)` when a rule on it or above it leaves it out. A file's
+    /// own rules are applied when the walk meets it, as for any file.
+    pub(super) fn scope_start(
+        &self,
+        relative_path: &Path,
+    ) -> std::result::Result<Option<PathBuf>, (PathBuf, bool, SkipReason)> {
+        let path = if relative_path.as_os_str().is_empty() {
+            self.root.clone()
+        } else {
+            self.root.join(relative_path)
+        };
+        let metadata = match fs::symlink_metadata(&path) {
+            Ok(metadata) => metadata,
+            Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(error) => return Err((path, false, unreadable(&error))),
+        };
+        let is_link = metadata.file_type().is_symlink();
+        let is_dir = if is_link {
+            fs::metadata(&path).is_ok_and(|target| target.is_dir())
+        } else {
+            metadata.is_dir()
+        };
+        let checked = self.enter_parents(relative_path).and_then(|path| {
+            if is_dir && path != self.root {
+                self.check_dir(&path, is_link, true).map(|_| path)
+            } else {
+                Ok(path)
+            }
+        });
+        checked.map(Some).map_err(|reason| (path, is_dir, reason))
+    }
+
     /// Check every directory above `relative_path` as the walk would, and return its full path.
     fn enter_parents(&self, relative_path: &Path) -> std::result::Result<PathBuf, SkipReason> {
         let inside = relative_path

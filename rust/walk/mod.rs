@@ -38,4 +38,4 @@ pub use filter::Filter;
 pub use options::{WalkOptions, DEFAULT_MAX_FILE_SIZE};
 pub use report::{SkipReason, SkippedFile, Walk, WalkedFile};
 pub use rules::{DEFAULT_IGNORES, IGNORE_FILES};
-pub use traversal::walk;
+pub use traversal::{walk, walk_scope};

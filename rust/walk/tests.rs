@@ -1,7 +1,7 @@
 //! Walker tests: every case runs the serial and the parallel walk and compares them.
 
 use std::fs::{self, File};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use tempfile::TempDir;
 
@@ -649,4 +649,77 @@ fn scripts_without_an_extension_are_walked_by_their_shebang() {
             .ok(),
         Some(Language::Bash)
     );
+}
+
+/// A scoped walk, serial and parallel alike.
+fn scoped(root: &Path, scope: &[&str]) -> Walk {
+    let scope: Vec<PathBuf> = scope.iter().map(PathBuf::from).collect();
+    let serial = walk_scope(
+        root,
+        &scope,
+        &WalkOptions {
+            threads: 1,
+            ..WalkOptions::default()
+        },
+    )
+    .unwrap();
+    let parallel = walk_scope(root, &scope, &WalkOptions::default()).unwrap();
+    assert_eq!(serial, parallel, "serial and parallel scoped walks differ");
+    serial
+}
+
+#[test]
+fn a_scoped_walk_finds_what_the_whole_walk_finds_there() {
+    let dir = mixed_tree();
+    let whole = walked(dir.path());
+    let under = |prefix: &str| -> Vec<&str> {
+        paths(&whole)
+            .into_iter()
+            .filter(|path| path.starts_with(prefix))
+            .collect()
+    };
+    // A directory: the rules of the directories above it and the ignore files inside it hold
+    // (each package's .gitignore drops its m1.py).
+    let package = scoped(dir.path(), &["pkg3"]);
+    assert_eq!(paths(&package), under("pkg3/"));
+    assert!(!paths(&package).contains(&"pkg3/sub1/m1.py"));
+    // Files, directories, overlapping and missing paths together.
+    let mixed = scoped(
+        dir.path(),
+        &["pkg3/sub0", "pkg3/sub0/m0.py", "./keep.tmp.py", "gone.py", "pkg4/gone/"],
+    );
+    let mut expected = under("pkg3/sub0/");
+    expected.insert(0, "keep.tmp.py");
+    assert_eq!(paths(&mixed), expected);
+    assert_eq!(mixed.files, whole.files.iter().filter(|f| expected.contains(&f.path.as_str())).cloned().collect::<Vec<_>>());
+    // The root itself is the whole walk; nothing is nothing.
+    assert_eq!(scoped(dir.path(), &["."]).files, whole.files);
+    assert!(scoped(dir.path(), &[]).files.is_empty());
+}
+
+#[test]
+fn a_scoped_walk_applies_the_rules_above_and_on_each_path() {
+    let dir = mixed_tree();
+    // Under an ignored directory, an ignored file, a default ignore, a secret, a binary.
+    let result = scoped(
+        dir.path(),
+        &[
+            "generated/x.py",
+            "generated",
+            "drop.tmp.py",
+            "node_modules/a",
+            ".env",
+            "pkg1/blob.py",
+            "pkg1/sub1/m1.py",
+        ],
+    );
+    assert!(result.files.is_empty(), "{:?}", paths(&result));
+    assert_eq!(
+        skips(&result),
+        vec![(".env", "secret"), ("pkg1/blob.py", "binary")]
+    );
+    assert!(matches!(
+        walk_scope(dir.path(), &[PathBuf::from("../outside.py")], &WalkOptions::default()),
+        Err(Error::PathOutsideRoot { .. })
+    ));
 }

@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 use std::fs;
-use std::path::Path;
+use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
@@ -23,13 +23,97 @@ pub fn walk(root: &Path, options: &WalkOptions) -> Result<Walk> {
         source,
     })?;
     let root = filter.root.clone();
+    Ok(walk_from(filter, &[root], Vec::new(), options))
+}
+
+/// Walk only `scope`: paths relative to the root, files or directories, that may have changed
+/// (what a file watcher saw). Each is judged by the rules a whole walk applies, directories
+/// above it included, so the files found are exactly the ones a whole walk would find there.
+/// A path that no longer exists yields nothing: its indexed files are gone. An empty scope
+/// walks nothing; a scope holding the root itself (`""` or `.`) walks everything.
+pub fn walk_scope(root: &Path, scope: &[PathBuf], options: &WalkOptions) -> Result<Walk> {
+    let filter = Filter::new(root, options)?;
+    let mut starts = Vec::new();
+    let mut skipped = Vec::new();
+    for relative in outermost(scope)? {
+        match filter.scope_start(&relative) {
+            Ok(Some(start)) => starts.push(start),
+            Ok(None) => {}
+            Err((path, is_dir, reason)) => {
+                if options.report_ignored || !matches!(reason, SkipReason::Ignored { .. }) {
+                    skipped.push(SkippedFile {
+                        path: filter.relative_reported(&path, is_dir),
+                        reason,
+                    });
+                }
+            }
+        }
+    }
+    Ok(walk_from(filter, &starts, skipped, options))
+}
+
+/// The scope's paths without the ones inside another (walked anyway), sorted; a path that
+/// leaves the root is an error.
+fn outermost(scope: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut normal = Vec::with_capacity(scope.len());
+    for path in scope {
+        let mut clean = PathBuf::new();
+        for component in path.components() {
+            match component {
+                Component::Normal(part) => clean.push(part),
+                Component::CurDir => {}
+                _ => {
+                    return Err(Error::PathOutsideRoot {
+                        path: path.clone(),
+                    })
+                }
+            }
+        }
+        normal.push(clean);
+    }
+    normal.sort();
+    normal.dedup();
+    let mut kept: Vec<PathBuf> = Vec::with_capacity(normal.len());
+    for path in normal {
+        // Sorted, a path's ancestors come before it (`a` < `a/b`); checking the last kept one
+        // is not enough (`a` < `a.txt` < `a/b`), so check every kept ancestor.
+        if !path.ancestors().skip(1).any(|above| kept.binary_search(&above.to_path_buf()).is_ok()) {
+            kept.push(path);
+        }
+    }
+    Ok(kept)
+}
+
+/// Walk from `starts` (absolute paths inside the filter's root that passed the rules above
+/// them) and collect the files found beside `skipped`.
+fn walk_from(
+    filter: Filter,
+    starts: &[PathBuf],
+    skipped: Vec<SkippedFile>,
+    options: &WalkOptions,
+) -> Walk {
+    let root = filter.root.clone();
     let shared = Arc::new(Shared {
         filter,
         report_ignored: options.report_ignored,
-        found: Mutex::new(Found::default()),
+        found: Mutex::new(Found {
+            skipped,
+            ..Found::default()
+        }),
     });
+    let Some((first, others)) = starts.split_first() else {
+        let found = std::mem::take(&mut *lock(&shared.found));
+        return Walk {
+            root,
+            files: Vec::new(),
+            skipped: found.skipped,
+        };
+    };
 
-    let mut builder = WalkBuilder::new(&root);
+    let mut builder = WalkBuilder::new(first);
+    for start in others {
+        builder.add(start);
+    }
     // The crate's own ignore-file support is off: it cannot say why it dropped a path, and the
     // watcher needs the same rules for single paths, so `Filter` applies them all. Hidden files
     // are walked; `.git/` and friends are in the default list.
@@ -58,11 +142,11 @@ pub fn walk(root: &Path, options: &WalkOptions) -> Result<Walk> {
     files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
     skipped.sort_unstable_by(|a, b| a.path.cmp(&b.path));
     drop_duplicate_links(&root, &mut files, &found.links);
-    Ok(Walk {
+    Walk {
         root,
         files,
         skipped,
-    })
+    }
 }
 
 /// Files reached through two followed links to the same target are kept once, under the
