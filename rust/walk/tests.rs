@@ -686,12 +686,26 @@ fn a_scoped_walk_finds_what_the_whole_walk_finds_there() {
     // Files, directories, overlapping and missing paths together.
     let mixed = scoped(
         dir.path(),
-        &["pkg3/sub0", "pkg3/sub0/m0.py", "./keep.tmp.py", "gone.py", "pkg4/gone/"],
+        &[
+            "pkg3/sub0",
+            "pkg3/sub0/m0.py",
+            "./keep.tmp.py",
+            "gone.py",
+            "pkg4/gone/",
+        ],
     );
     let mut expected = under("pkg3/sub0/");
     expected.insert(0, "keep.tmp.py");
     assert_eq!(paths(&mixed), expected);
-    assert_eq!(mixed.files, whole.files.iter().filter(|f| expected.contains(&f.path.as_str())).cloned().collect::<Vec<_>>());
+    assert_eq!(
+        mixed.files,
+        whole
+            .files
+            .iter()
+            .filter(|f| expected.contains(&f.path.as_str()))
+            .cloned()
+            .collect::<Vec<_>>()
+    );
     // The root itself is the whole walk; nothing is nothing.
     assert_eq!(scoped(dir.path(), &["."]).files, whole.files);
     assert!(scoped(dir.path(), &[]).files.is_empty());
@@ -719,7 +733,11 @@ fn a_scoped_walk_applies_the_rules_above_and_on_each_path() {
         vec![(".env", "secret"), ("pkg1/blob.py", "binary")]
     );
     assert!(matches!(
-        walk_scope(dir.path(), &[PathBuf::from("../outside.py")], &WalkOptions::default()),
+        walk_scope(
+            dir.path(),
+            &[PathBuf::from("../outside.py")],
+            &WalkOptions::default()
+        ),
         Err(Error::PathOutsideRoot { .. })
     ));
 }

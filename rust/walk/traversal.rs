@@ -62,11 +62,7 @@ fn outermost(scope: &[PathBuf]) -> Result<Vec<PathBuf>> {
             match component {
                 Component::Normal(part) => clean.push(part),
                 Component::CurDir => {}
-                _ => {
-                    return Err(Error::PathOutsideRoot {
-                        path: path.clone(),
-                    })
-                }
+                _ => return Err(Error::PathOutsideRoot { path: path.clone() }),
             }
         }
         normal.push(clean);
@@ -77,7 +73,11 @@ fn outermost(scope: &[PathBuf]) -> Result<Vec<PathBuf>> {
     for path in normal {
         // Sorted, a path's ancestors come before it (`a` < `a/b`); checking the last kept one
         // is not enough (`a` < `a.txt` < `a/b`), so check every kept ancestor.
-        if !path.ancestors().skip(1).any(|above| kept.binary_search(&above.to_path_buf()).is_ok()) {
+        if !path
+            .ancestors()
+            .skip(1)
+            .any(|above| kept.binary_search(&above.to_path_buf()).is_ok())
+        {
             kept.push(path);
         }
     }
