@@ -166,7 +166,7 @@ def test_a_damaged_delta_is_left_out_by_search_and_rebuilt_by_the_next_update(
 def test_a_kill_while_embedding_into_the_delta_leaves_a_usable_index(
     built: tuple[Index, Path], small_repo: Path
 ) -> None:
-    index, index_dir = built
+    _index, index_dir = built
     for number in range(40):
         _add_function(small_repo, f"token_check_{number}", f"Check token number {number}.")
     (small_repo / "taskboard" / "scheduler.py").unlink()
