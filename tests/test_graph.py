@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import sharc
 from sharc.cli import main
-from sharc.graph import SAME_DIRECTORY, SAME_FILE
+from sharc.graph import SAME_DIRECTORY, SAME_FILE, linked_files
 
 FILES = {
     "pkg/store.py": """\
@@ -249,3 +249,38 @@ def test_a_bare_call_is_no_caller_of_a_method(index: sharc.Index) -> None:
     # pkg/cache.py:6 calls `load(...)` bare: util's function, never `Store.load`.
     assert "pkg/cache.py:6" not in {e.location for e in index.callers("Store.load")}
     assert "pkg/cache.py:6" in {e.location for e in index.callers("load")}
+
+
+def test_linked_files_follow_references_both_ways_and_updates(
+    repo: Path, index: sharc.Index
+) -> None:
+    manifest = index._reader_manifest()
+    files = {
+        "pkg/store.py": frozenset({"Store", "load", "fetch", "helper"}),
+        "pkg/util.py": frozenset({"normalize", "load"}),
+        "pkg/cache.py": frozenset({"warm"}),
+        "app/main.py": frozenset({"run"}),
+    }
+    linked = linked_files(manifest, ["pkg/store.py", "pkg/cache.py"], files)
+    # store calls normalize (util) and is imported and called by main; cache imports util.
+    assert linked["pkg/store.py"] == {"pkg/util.py", "app/main.py"}
+    assert linked["pkg/cache.py"] == {"pkg/util.py", "pkg/store.py"}  # thing.load: a name
+    assert linked_files(manifest, [], files) == {}
+    # A changed file replaces its links (main no longer uses store); a deleted one drops them.
+    write(repo, {"app/main.py": "def run():\n    return 1\n"})
+    index.update(embed=False)
+    linked = linked_files(index._reader_manifest(), ["pkg/store.py"], files)
+    assert linked["pkg/store.py"] == {"pkg/util.py", "pkg/cache.py"}
+    (repo / "pkg" / "cache.py").unlink()
+    index.update(embed=False)
+    linked = linked_files(index._reader_manifest(), ["pkg/store.py"], files)
+    assert linked["pkg/store.py"] == {"pkg/util.py"}
+
+
+def test_search_with_graph_neighbours_on_reads_the_graph(index: sharc.Index) -> None:
+    import dataclasses
+
+    plain = [h.id for h in index.search("load a value and normalize it", mode="keyword")]
+    index.ranking_settings = dataclasses.replace(index.ranking_settings, neighbour_lift=0.3)
+    lifted = index.search("load a value and normalize it", mode="keyword")
+    assert sorted(h.id for h in lifted) == sorted(plain)

@@ -34,6 +34,14 @@ from sharc.ranking import (
 )
 from sharc.ranking.boosts import apply_boosts, boost_bound, boost_factor
 from sharc.ranking.coherence import apply_coherence
+from sharc.ranking.graph import (
+    GraphFacts,
+    apply_neighbours,
+    defined_names,
+    neighbour_evidence,
+    seed_files,
+    wants_neighbours,
+)
 from sharc.ranking.learned import FEATURES, LinearWeights, features
 from sharc.ranking.penalties import apply_penalties, penalty_bound, penalty_factor
 
@@ -694,3 +702,79 @@ def test_shipped_learned_weights_name_known_features() -> None:
     from sharc.ranking.learned_weights import WEIGHTS
 
     assert LinearWeights(WEIGHTS).vector()
+
+
+# Graph neighbours
+
+
+def test_seed_files_are_the_files_of_the_strongest_candidates() -> None:
+    candidates = [
+        (Candidate("a1", "a.py", "run"), 0.9), (Candidate("a2", "a.py", "stop"), 0.95),
+        (Candidate("b", "b.py", "load"), 0.8), (Candidate("c", "c.py"), 0.8),
+    ]
+    assert seed_files(candidates, 2) == ["a.py", "b.py"]
+    assert seed_files(candidates, 0) == []
+    assert defined_names(candidates) == {
+        "a.py": frozenset({"run", "stop"}), "b.py": frozenset({"load"}), "c.py": frozenset()
+    }
+
+
+def test_graph_neighbours_lift_every_chunk_of_a_file_linked_to_a_strong_one() -> None:
+    settings = RankingSettings(neighbour_lift=0.5, neighbour_seeds=2)
+    launcher, manager = Candidate("l", "launcher.rb", "run"), Candidate("m", "manager.rb", "start")
+    manager_stop = Candidate("s", "manager.rb", "stop")
+    lone, weak = Candidate("x", "api.rb", "work"), Candidate("w", "util.rb", "log")
+    candidates = [(launcher, 1.0), (lone, 0.8), (manager, 0.4), (manager_stop, 0.2), (weak, 0.5)]
+    seeds = seed_files(candidates, settings.neighbour_seeds)
+    assert seeds == ["launcher.rb", "api.rb"]
+    linked = {"launcher.rb": frozenset({"manager.rb", "launcher.rb"}), "api.rb": frozenset()}
+    assert neighbour_evidence(candidates, seeds, linked) == {"manager.rb": 1.0}
+    lifted = dict((c.id, s) for c, s in apply_neighbours(candidates, seeds, linked, settings))
+    assert lifted == pytest.approx({"l": 1.0, "x": 0.8, "m": 0.6, "s": 0.3, "w": 0.5})
+    # A link from a weaker seed lifts by that seed's share of the best score.
+    linked = {"launcher.rb": frozenset(), "api.rb": frozenset({"util.rb"})}
+    assert neighbour_evidence(candidates, seeds, linked) == {"util.rb": pytest.approx(0.8)}
+    assert apply_neighbours(candidates, seeds, {}, settings) == candidates
+
+
+def test_graph_neighbours_run_for_words_only_and_when_on() -> None:
+    on = RankingSettings(neighbour_lift=0.3)
+    assert wants_neighbours(QueryIntent.of("how are jobs fetched and run"), on)
+    assert wants_neighbours(QueryIntent.of("where is run_job called"), on)
+    assert not wants_neighbours(QueryIntent.of("Sidekiq::Manager"), on)
+    assert not wants_neighbours(QueryIntent.of("how are jobs fetched"), RankingSettings())
+    with pytest.raises(ValueError, match="lifts"):
+        RankingSettings(neighbour_lift=-0.1)
+    assert RankingSettings(neighbour_lift=0.3).plain().neighbour_lift == 0.0
+
+
+def test_rank_asks_the_graph_for_the_seeds_links_only_when_the_stage_is_on() -> None:
+    records = {
+        "app": Candidate("app", "lib/app.py", "serve"),
+        "router": Candidate("router", "lib/router.py", "route"),
+        "noise": Candidate("noise", "lib/noise.py", "serve_static"),
+        "tail": Candidate("tail", "lib/tail.py", "tail"),
+    }
+    hits = {KEYWORD: [("app", 9.0), ("noise", 8.5), ("router", 8.0), ("tail", 1.0)],
+            SEMANTIC: [("app", 0.9), ("noise", 0.85), ("router", 0.8), ("tail", 0.1)]}
+    asked: list[tuple[list[str], dict[str, frozenset[str]]]] = []
+
+    def linked_files(seeds, files):  # type: ignore[no-untyped-def]
+        asked.append((list(seeds), dict(files)))
+        return {"lib/app.py": frozenset({"lib/router.py"})}
+
+    graph = GraphFacts(linked_files)
+    read = lambda ids: {i: records[i] for i in ids}  # noqa: E731
+    query = "how does a request reach its handler"
+    plain = rank_hits(query, hits, read, graph=graph)
+    assert asked == [] and [c.id for c, _ in plain.candidates][:3] == ["app", "noise", "router"]
+    settings = RankingSettings(neighbour_lift=0.5, neighbour_seeds=1)
+    lifted = rank_hits(query, hits, read, settings=settings, graph=graph, limit=2)
+    assert asked[0][0] == ["lib/app.py"] and set(asked[0][1]) == set(
+        r.path for r in records.values()
+    )
+    order = [c.id for c, _ in lifted.candidates]
+    assert order.index("router") < order.index("noise")
+    asked.clear()
+    rank_hits("serve_static", hits, read, settings=settings, graph=graph)
+    assert asked == []  # a lone identifier

@@ -22,7 +22,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from sharc.errors import GraphNotBuiltError
@@ -436,6 +436,55 @@ def _imported(path: str, imports: tuple[str, ...]) -> bool:
     stem = "/" + posixpath.splitext(path)[0]
     directory = "/" + posixpath.dirname(path)
     return any(stem.endswith("/" + tail) or directory.endswith("/" + tail) for tail in imports)
+
+
+# -- links between files, for ranking (`sharc.ranking.graph`) ------------------------------
+
+#: A name defined in more candidate files than this links none of them (`new`, `run`).
+LINK_AMBIGUITY = 3
+
+
+def linked_files(
+    manifest: Manifest, seeds: Sequence[str], files: Mapping[str, frozenset[str]]
+) -> dict[str, frozenset[str]]:
+    """Per seed file, the files of `files` (a search's candidate files, each with the names
+    its candidates define) that a reference links to it, either way: one names a name the
+    other defines (as the called name, or as the receiver's class: `Manager.new`) or imports
+    it. Names resolve only among `files`, and one defined in more than `LINK_AMBIGUITY` of
+    them links nothing: a ranking hint read from the seeds' references and the references to
+    the seeds' names, not an edge presented as fact."""
+    owners: dict[str, list[str]] = defaultdict(list)
+    for path, names in files.items():
+        for name in names:
+            owners[name].append(path)
+    linked: dict[str, set[str]] = {seed: set() for seed in seeds}
+    for row in manifest.references_of_paths(seeds):
+        if row.kind == "import":
+            tail = _module_tail(row)
+            linked[row.path].update(p for p in files if tail and _imported(p, (tail,)))
+            continue
+        for name in (row.name, _receiver_class(row.qualifier)):
+            if 0 < len(owners.get(name, ())) <= LINK_AMBIGUITY:
+                linked[row.path].update(owners[name])
+    others = [path for path in files if path not in linked]
+    wanted = {name for seed in seeds for name in files.get(seed, ())}
+    wanted.update(posixpath.splitext(posixpath.basename(seed))[0] for seed in seeds)
+    for row in manifest.references_in_paths(sorted(wanted), others):
+        for seed in seeds:
+            if row.kind == "import":
+                tail = _module_tail(row)
+                hit = bool(tail) and _imported(seed, (tail,))
+            else:
+                hit = row.name in files.get(seed, ()) and len(owners[row.name]) <= LINK_AMBIGUITY
+            if hit:
+                linked[seed].add(row.path)
+    return {seed: frozenset(paths - {seed}) for seed, paths in linked.items()}
+
+
+def _receiver_class(qualifier: str) -> str:
+    """The class a call's receiver names (`Sidekiq::Manager` -> Manager), or ''."""
+    last = re.split(r"\.|::|->|:", qualifier)[-1].strip("@$_") if qualifier else ""
+    return last if last[:1].isupper() else ""
 
 
 # -- plain values, for JSON (the CLI and the MCP tools) ------------------------------------

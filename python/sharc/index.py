@@ -76,7 +76,9 @@ if TYPE_CHECKING:
     from sharc.embedding import Embedder
     from sharc.graph import Edge, Graph
     from sharc.keyword import KeywordStore
+    from sharc.ranking.graph import GraphFacts
     from sharc.ranking.pipeline import Arm
+    from sharc.ranking.settings import RankingSettings
     from sharc.vector_segments import SegmentedVectors
 
 SearchMode = Literal["hybrid", "semantic", "keyword"]
@@ -473,6 +475,7 @@ class Index(AsyncIndexMethods):
             settings=self.ranking_settings,
             accepts=(lambda r: filters.accepts(r.path, r.language)) if filters.active else None,
             include_tests=include_tests, max_per_file=max_per_file,
+            graph=_graph_facts(manifest, self.ranking_settings),
         )
         top = ranked.candidates[:limit]
         records = manifest.chunks_by_id([candidate.id for candidate, _ in top])
@@ -582,6 +585,19 @@ class Index(AsyncIndexMethods):
 
 
 # -- helpers -------------------------------------------------------------------------------
+
+
+def _graph_facts(manifest: Manifest, settings: RankingSettings) -> GraphFacts | None:
+    """What the ranking's graph neighbour stage reads, when it is on and the index has its
+    graph (an index from before the graph ranks without it until its next update)."""
+    import functools
+
+    from sharc.graph import linked_files
+    from sharc.ranking.graph import GraphFacts
+
+    if not settings.neighbour_lift or not manifest.has_references():
+        return None
+    return GraphFacts(functools.partial(linked_files, manifest))
 
 
 def _with_neighbours(results: list[SearchResult], manifest: Manifest) -> list[SearchResult]:

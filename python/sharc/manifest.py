@@ -482,6 +482,24 @@ class Manifest:
         found.sort(key=lambda row: (row.path, row.line, row.name, row.kind))
         return found
 
+    def references_in_paths(
+        self, names: Sequence[str], paths: Sequence[str]
+    ) -> list[ReferenceRow]:
+        """The references to any of `names` made in the files `paths`."""
+        found: list[ReferenceRow] = []
+        connection = self._connection()
+        for name_batch in _batches(list(dict.fromkeys(names)), 400):
+            for path_batch in _batches(list(dict.fromkeys(paths)), 400):
+                rows = connection.execute(
+                    "SELECT path, chunk_id, name, kind, line, qualifier FROM refs"
+                    f" WHERE name IN ({', '.join('?' * len(name_batch))})"
+                    f" AND path IN ({', '.join('?' * len(path_batch))})",
+                    (*name_batch, *path_batch),
+                )
+                found.extend(ReferenceRow(*row) for row in rows)
+        found.sort(key=lambda row: (row.path, row.line, row.name, row.kind))
+        return found
+
     def definitions_named(self, names: Sequence[str]) -> list[DefinitionRow]:
         """The symbol chunks whose symbol is one of `names` (a split symbol's first part only)."""
         found: list[DefinitionRow] = []

@@ -5,7 +5,8 @@
 3. `fusion`: the arms' scores fused into one (score fusion, or RRF).
 4. `boosts`: the definition of what the query names; names and files made of its words.
 5. `coherence`: a file with several relevant chunks lifts its best one.
-6. `penalties`: tests, docs, config, generated and vendored code, fragments.
+6. `penalties`: tests, docs, config, generated and vendored code, fragments; then `graph`:
+   files the code graph links to the strongest hits (off by default).
 7. `shaping`: best first, no file filling the top.
 
 `pipeline.rank` runs them in that order; every tunable number is in `RankingSettings`.

@@ -1,5 +1,6 @@
 """The ranking pipeline, stage by stage: classify the query, take candidates from each arm,
-fuse, boost what the query names, lift coherent files, apply penalties, shape the list.
+fuse, boost what the query names, lift coherent files, apply penalties, lift the files the
+code graph links to the strongest hits, shape the list.
 
 `rank` is handed the arms and a way to read candidate records; it opens nothing itself.
 """
@@ -13,6 +14,13 @@ from typing import Generic
 from sharc.ranking.boosts import apply_boosts, boost_bound
 from sharc.ranking.coherence import apply_coherence
 from sharc.ranking.fusion import fuse
+from sharc.ranking.graph import (
+    GraphFacts,
+    apply_neighbours,
+    defined_names,
+    seed_files,
+    wants_neighbours,
+)
 from sharc.ranking.learned import LinearWeights, apply_learned
 from sharc.ranking.penalties import apply_penalties, penalty_bound
 from sharc.ranking.query import QueryIntent, QueryKind, classify_query
@@ -50,13 +58,15 @@ def rank(
     accepts: Callable[[C], bool] | None = None,
     include_tests: bool | None = None,
     max_per_file: int | None = 2,
+    graph: GraphFacts | None = None,
 ) -> Ranking[C]:
-    """Every stage in order over the candidates of `arms`; `accepts` filters records."""
+    """Every stage in order over the candidates of `arms`; `accepts` filters records; the
+    graph neighbour stage reads `graph` (without it, the stage is off)."""
     depth = candidate_depth(limit, accepts is not None)
     hits = {name: arm(query, depth) for name, arm in arms.items()}
     return rank_hits(
         query, hits, read, settings=settings, accepts=accepts, include_tests=include_tests,
-        max_per_file=max_per_file, limit=limit,
+        max_per_file=max_per_file, limit=limit, graph=graph,
     )
 
 
@@ -70,6 +80,7 @@ def rank_hits(
     include_tests: bool | None = None,
     max_per_file: int | None = 2,
     limit: int | None = None,
+    graph: GraphFacts | None = None,
 ) -> Ranking[C]:
     """The stages after the arms have answered: `hits` maps each arm to its `(id, score)`
     hits, best first (benchmarks replay stored hits through here).
@@ -81,12 +92,20 @@ def rank_hits(
     answered = tuple(name for name, arm_hits in hits.items() if arm_hits)
     fused = fuse(hits, kind, settings)
     intent = QueryIntent.of(query, kind, include_tests=include_tests, fused=len(answered) > 1)
-    # Coherence and the learned combination read every candidate of a file or query.
-    whole = limit is None or settings.coherence_lift > 0 or settings.combination == "learned"
+    neighbours = graph is not None and wants_neighbours(intent, settings)
+    # Coherence, graph neighbours and the learned combination read every candidate.
+    whole = (
+        limit is None or settings.coherence_lift > 0 or settings.combination == "learned"
+        or neighbours
+    )
     candidates = _score_blocks(
         fused, read, intent, settings, accepts,
         None if whole else (limit or 1, max_per_file or len(fused) or 1),
     )
+    if neighbours and graph is not None:
+        seeds = seed_files(candidates, settings.neighbour_seeds)
+        linked = graph.linked_files(seeds, defined_names(candidates)) if seeds else {}
+        candidates = apply_neighbours(candidates, seeds, linked, settings)
     if settings.combination == "learned":
         weights = LinearWeights.of(settings)
         candidates = apply_learned(candidates, hits, intent, settings, weights)
