@@ -437,6 +437,13 @@ fn references_version() -> String {
     graph::version()
 }
 
+/// The identifier of the chunker (a number bumped when what a file becomes changes): an index
+/// whose chunks carry another one reads every file again.
+#[pyfunction]
+fn chunker_version() -> String {
+    chunk::version()
+}
+
 /// Keyword tokens of `text`: identifiers whole and split, lowercased.
 #[pyfunction]
 fn code_tokens(text: &str) -> Vec<String> {
@@ -472,6 +479,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(chunk_files, module)?)?;
     module.add_function(wrap_pyfunction!(chunk_source, module)?)?;
     module.add_function(wrap_pyfunction!(references_version, module)?)?;
+    module.add_function(wrap_pyfunction!(chunker_version, module)?)?;
     module.add_function(wrap_pyfunction!(classify_path, module)?)?;
     module.add_function(wrap_pyfunction!(has_grammar, module)?)?;
     module.add_function(wrap_pyfunction!(known_file_types, module)?)?;

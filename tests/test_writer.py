@@ -205,3 +205,33 @@ def test_an_update_of_a_directory_or_an_ignore_file_covers_what_it_may_change(
     with pytest.raises(ValueError, match="not a path inside the root"):
         index.update(paths=["../elsewhere.py"], embed=False)
     assert _files_of(tmp_path / "index")  # nothing lost
+
+
+def test_chunks_made_by_another_chunker_are_remade_and_keep_their_vectors(
+    small_repo: Path, tmp_path: Path
+) -> None:
+    from sharc.manifest import CHUNKER_VERSION
+
+    index_dir = tmp_path / "index"
+    index = _open(small_repo, index_dir)
+    index.update()
+    keys = _chunk_keys(index_dir)
+    # What an older chunker left: a stamp of its own, and a chunk it cut differently.
+    with sqlite3.connect(index_dir / "manifest.sqlite") as connection:
+        connection.execute("UPDATE meta SET value = 'rules 0' WHERE key = 'chunker'")
+        (chunk_id,) = connection.execute(
+            "SELECT id FROM chunks WHERE symbol = 'hash_password'"
+        ).fetchone()
+        connection.execute("UPDATE chunks SET end_line = start_line WHERE id = ?", (chunk_id,))
+
+    report = index.update()
+    assert report.chunks_embedded == 0  # the texts did not change: their vectors serve
+    assert _chunk_keys(index_dir) == keys
+    with sqlite3.connect(index_dir / "manifest.sqlite") as connection:
+        (stamp,) = connection.execute("SELECT value FROM meta WHERE key = 'chunker'").fetchone()
+        (start, end) = connection.execute(
+            "SELECT start_line, end_line FROM chunks WHERE id = ?", (chunk_id,)
+        ).fetchone()
+    assert stamp == CHUNKER_VERSION and end > start
+    again = index.update()
+    assert (again.files_changed, again.chunks_embedded) == (0, 0)

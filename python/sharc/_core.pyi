@@ -137,6 +137,10 @@ def references_version() -> str:
     """The reference extractor's identifier (a digest of its queries and rules): an index whose
     references were read by another one reads its files again on its next update."""
 
+def chunker_version() -> str:
+    """The chunker's identifier, bumped when what a file becomes changes: an index whose
+    chunks carry another one reads every file again (`Manifest.chunks_current`)."""
+
 def chunk_source(path: str, language: str, source: str, *, max_chars: int = 3500) -> FileChunks:
     """Chunk in-memory `source` as if it were the file at `path`."""
 

@@ -95,6 +95,11 @@ CREATE INDEX IF NOT EXISTS chunks_symbol ON chunks (symbol);
 #: the first one after the extractor changed, reads every file again (without embedding
 #: anything again) to fill it.
 REFERENCES_VERSION = _core.references_version()
+#: The `chunker` meta value of a manifest whose chunks were all made by this chunker
+#: (`sharc._core.chunker_version`). After an upgrade that changes chunking, the next update
+#: reads every file again and replaces the chunks that changed (unchanged texts keep their
+#: vectors). Manifests from before the stamp count as made by another chunker.
+CHUNKER_VERSION = _core.chunker_version()
 
 
 @dataclass(frozen=True)
@@ -222,8 +227,9 @@ class Manifest:
                     self.set_meta("format_version", str(FORMAT_VERSION))
                     self.set_meta("vector_format", VECTOR_FORMAT)
                     self.set_meta("vector_layout", JOURNAL_LAYOUT)
-                    # A new manifest has no file whose references are missing.
+                    # A new manifest has no file whose references or chunks are out of date.
                     self.set_meta("references", REFERENCES_VERSION)
+                    self.set_meta("chunker", CHUNKER_VERSION)
                     connection.commit()
             except sqlite3.DatabaseError as error:
                 raise IndexCorruptError(f"cannot read the index manifest {path}: {error}") from error
@@ -429,6 +435,13 @@ class Manifest:
 
     def mark_references_complete(self) -> None:
         self.set_meta("references", REFERENCES_VERSION)
+
+    def chunks_current(self) -> bool:
+        """Whether every file's chunks were made by this chunker (`CHUNKER_VERSION`)."""
+        return self.get_meta("chunker") == CHUNKER_VERSION
+
+    def mark_chunks_current(self) -> None:
+        self.set_meta("chunker", CHUNKER_VERSION)
 
     def put_references(self, path: str, rows: Iterable[ReferenceRow]) -> None:
         """Replace the references of `path` with `rows`."""

@@ -184,6 +184,7 @@ class IndexWriter:
         self._loaded_embedder = loaded_embedder
         self.executor = executor
         self._fill_references = False
+        self._rechunk = False
         if executor is not None:
             self._load_embedder = lambda model: executor.embedder(
                 model, device=settings.device, root=root
@@ -264,10 +265,18 @@ class IndexWriter:
         # file is read again (nothing is embedded again) so that the unchanged ones get their
         # references too.
         self._fill_references = not manifest.references_current()
-        if self._fill_references:
+        # Chunks made by another chunker (sharc was upgraded): every file is chunked again
+        # and the chunks that changed are replaced; an unchanged text keeps its vector.
+        self._rechunk = not manifest.chunks_current()
+        if self._fill_references or self._rechunk:
             manifest.expire_file_stats()
             manifest.commit()
-        if rekeyed or self._fill_references or not manifest.get_meta("last_update"):
+        if (
+            rekeyed
+            or self._fill_references
+            or self._rechunk
+            or not manifest.get_meta("last_update")
+        ):
             scope = None  # every file is read again, or none was yet: the whole tree
         try:
             if not (self.index_dir / KEYWORD).exists():
@@ -280,8 +289,9 @@ class IndexWriter:
                 manifest, keyword, walked.files, resolved, model_id, result, report,
                 is_cancelled, hold, scope,
             )
-            if self._fill_references:
+            if self._fill_references or self._rechunk:
                 manifest.mark_references_complete()
+                manifest.mark_chunks_current()
                 manifest.commit()
             files_total = len(walked.files)
             report("keyword", files_done=files_total, files_total=files_total)
@@ -511,6 +521,7 @@ class IndexWriter:
         verdict = chunked.keyword_only
         if (
             previous is not None
+            and not self._rechunk
             and previous.content_hash == chunked.content_hash
             and manifest.keyword_only_reason(chunked.path) == (verdict and verdict.reason)
         ):

@@ -124,6 +124,17 @@ use driver::Chunker;
 use spec::Spec;
 use text::{collapse, Source};
 
+/// Bump when what a file becomes changes: chunk boundaries, ids, headers, symbols, kinds, for
+/// any language (a new grammar or chunker included). An index made under another number reads
+/// every file again on its next update and replaces the chunks that changed; a chunk whose
+/// text stayed the same keeps its vector.
+const RULES: u32 = 1;
+
+/// The identifier of this chunker, stored by an index with its chunks.
+pub fn version() -> String {
+    format!("rules {RULES}")
+}
+
 /// How big chunks may get, and how long one file may take.
 #[derive(Clone, Debug)]
 pub struct ChunkOptions {
