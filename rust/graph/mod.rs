@@ -210,6 +210,11 @@ pub(crate) fn references(
             continue;
         };
         if let Some(mut reference) = reference(kind, written, name.node, line_offset) {
+            if language == Language::Erlang && kind == "call" {
+                if let Some(arity) = erlang_arity(name.node, text) {
+                    reference.name = format!("{}/{arity}", reference.name);
+                }
+            }
             let receiver = found_match
                 .captures()
                 .iter()
@@ -239,6 +244,25 @@ pub(crate) fn references(
     });
     found.dedup_by(|later, kept| later.line == kept.line && later.name == kept.name);
     found
+}
+
+/// The arity of the Erlang call or `fun f/N` whose function name is `node`: Erlang names a
+/// function by both (`parse/1`), and so do its chunks.
+fn erlang_arity(node: Node, text: &str) -> Option<usize> {
+    let parent = node.parent()?;
+    match parent.kind() {
+        "call" => Some(parent.child_by_field_name("args").map_or(0, |args| {
+            args.named_children(&mut args.walk())
+                .filter(|arg| arg.kind() != "comment")
+                .count()
+        })),
+        "internal_fun" => {
+            let arity = parent.child_by_field_name("arity")?;
+            let value = arity.child_by_field_name("value").unwrap_or(arity);
+            text.get(value.byte_range())?.trim().parse().ok()
+        }
+        _ => None,
+    }
 }
 
 /// The order of strength among edge kinds: the position in `KINDS`.

@@ -424,7 +424,7 @@ fn long_tail_languages() {
     assert_edges(
         "src/store.erl",
         "-module(store).\n-include(\"records.hrl\").\n\nload(Key) ->\n    Value = cache:get(Key),\n    parse(Value).\n",
-        &[("", "records", "import"), ("load/1", "get", "call"), ("load/1", "parse", "call")],
+        &[("", "records", "import"), ("load/1", "get/1", "call"), ("load/1", "parse/1", "call")],
     );
     assert_edges(
         "src/store.ml",
@@ -644,4 +644,27 @@ sub run {
         receivers.contains(&("helper2", "Other::Pkg")),
         "{receivers:?}"
     );
+}
+
+#[test]
+fn erlang_calls_carry_the_arity_and_the_module_their_definitions_are_named_by() {
+    let file = chunked(
+        "src/store.erl",
+        "-module(store).\n\nload(Key, Default) ->\n    Value = cache:get(Key),\n    \
+         lists:map(fun parse/1, [Value]),\n    merge(Value, Default, []).\n",
+    );
+    let load = file.chunks.iter().find(|c| c.symbol == "load/2").unwrap();
+    let found: Vec<(&str, &str)> = load
+        .references
+        .iter()
+        .map(|r| (r.name.as_str(), r.qualifier.as_str()))
+        .collect();
+    for expected in [
+        ("get/1", "cache"),
+        ("map/2", "lists"),
+        ("parse/1", ""),
+        ("merge/3", ""),
+    ] {
+        assert!(found.contains(&expected), "{expected:?} not in {found:?}");
+    }
 }
