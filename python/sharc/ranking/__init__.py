@@ -6,7 +6,8 @@
 4. `boosts`: the definition of what the query names; names and files made of its words.
 5. `coherence`: a file with several relevant chunks lifts its best one.
 6. `penalties`: tests, docs, config, generated and vendored code, fragments.
-7. `shaping`: best first, no file filling the top.
+7. `shaping`: a name's definitions first when the query is that name, then best first,
+   no file filling the top.
 
 `pipeline.rank` runs them in that order; every tunable number is in `RankingSettings`.
 """
