@@ -32,7 +32,13 @@ from sharc.ranking import (
     wants_tests,
     weights_for,
 )
-from sharc.ranking.boosts import apply_boosts, boost_bound, boost_factor
+from sharc.ranking.boosts import (
+    apply_boosts,
+    boost_bound,
+    boost_factor,
+    definition_match,
+    definition_tier,
+)
 from sharc.ranking.coherence import apply_coherence
 from sharc.ranking.graph import (
     GraphFacts,
@@ -614,6 +620,68 @@ def test_a_capitalised_name_prefers_its_type_over_constructors_and_extensions() 
     assert rerank_adjustments(lower, QueryIntent.of("parse"), settings) == pytest.approx(1.6)
 
 
+# Definitions first: a query that is one name
+
+
+def _ranked_ids(query: str, scored: list[tuple[Candidate, float]], **settings: object) -> list[str]:
+    records = {c.id: c for c, _ in scored}
+    ordered = sorted(scored, key=lambda pair: -pair[1])
+    hits = {arm: [(c.id, score) for c, score in ordered] for arm in (KEYWORD, SEMANTIC)}
+    ranked = rank_hits(query, hits, lambda ids: {i: records[i] for i in ids},
+                       settings=RankingSettings(**settings), max_per_file=None)  # type: ignore[arg-type]
+    return [c.id for c, _ in ranked.candidates]
+
+
+def test_a_query_that_is_one_name_puts_its_definitions_first_whatever_the_arms_scored() -> None:
+    scored = [
+        (Candidate("use", "src/query.ex", "", fqn="Postgrex.Query", kind="module"), 0.9),
+        (Candidate("other", "lib/a.ex", "parse", fqn="Postgrex.Query.parse"), 0.8),
+        (Candidate("def", "lib/postgrex.ex", "query", fqn="Postgrex.query"), 0.08),
+    ]
+    assert _ranked_ids("Postgrex.query", scored)[0] == "def"
+    assert _ranked_ids("Postgrex.query", scored, definitions_first=False)[0] == "use"
+    # A question in words that mentions the name is no search for its definition alone.
+    assert not QueryIntent.of("where is Postgrex.query called").single_name
+
+
+def test_the_surest_definition_comes_first() -> None:
+    scored = [
+        (Candidate("impl", "src/error.rs", "Error", fqn="Error", kind="impl"), 0.9),
+        (Candidate("lower", "src/context.rs", "error", fqn="Chain.error", kind="method"), 0.8),
+        (Candidate("function", "src/make.rs", "Error", fqn="make.Error"), 0.5),
+        (Candidate("struct", "src/lib.rs", "Error", fqn="Error", kind="struct"), 0.1),
+        (Candidate("other", "src/kind.rs", "Error", fqn="other.Error", kind="struct"), 0.05),
+    ]
+    # Type over function over extension; the score orders a tier; another case is no tier.
+    assert _ranked_ids("Error", scored) == ["struct", "other", "function", "impl", "lower"]
+    # The qualified name outranks every unqualified match.
+    assert _ranked_ids("other::Error", scored)[:2] == ["other", "struct"]
+    matches = [definition_match(c, QueryIntent.of("other::Error")) for c, _ in scored]
+    assert [definition_tier(m) for m in matches] == [1, 0, 3, 4, 8]
+
+
+def test_a_name_in_another_case_does_not_jump_ahead() -> None:
+    scored = [
+        (Candidate("module", "lib/sidekiq/job.rb", "", fqn="Sidekiq.Job", kind="module"), 0.9),
+        (Candidate("method", "lib/sidekiq/api.rb", "job", fqn="Sidekiq.Work.job"), 0.5),
+    ]
+    assert _ranked_ids("Sidekiq::Job", scored) == ["module", "method"]
+
+
+def test_definitions_in_tests_docs_or_config_do_not_jump_ahead() -> None:
+    scored = [
+        (Candidate("use", "src/app.py", "run"), 0.9),
+        (Candidate("test", "tests/test_app.py", "App", kind="class"), 0.5),
+        (Candidate("docs", "docs/app.md", "App", tier=2, kind="section"), 0.5),
+        (Candidate("def", "src/app_impl.py", "App", kind="class"), 0.05),
+    ]
+    assert _ranked_ids("App", scored) == ["def", "use", "test", "docs"]
+    # Asked for tests, a test's definition is a definition like any other.
+    assert _ranked_ids("App", scored[:2])[0] == "use"
+    assert rank_hits("App", {KEYWORD: [("test", 0.5)]},
+                     lambda ids: {"test": scored[1][0]}, include_tests=True).candidates[0][1] > 1
+
+
 # Bounded reading: a search reads records only while an unread one could still reach its top
 
 
@@ -650,7 +718,8 @@ def test_bounded_reading_gives_the_same_top_and_reads_less() -> None:
             read_ids.clear()
             bounded = rank_hits(query, hits, read, limit=limit)
             assert bounded.candidates[:limit] == whole.candidates[:limit], (query, limit)
-        assert sum(read_ids) < read_all  # the top one needs less than everything
+        if not QueryIntent.of(query).single_name:  # a name's definitions may lie anywhere
+            assert sum(read_ids) < read_all  # the top one needs less than everything
 
 
 def test_bounds_cover_every_boost_and_penalty() -> None:

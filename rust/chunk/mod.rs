@@ -66,6 +66,7 @@
 
 mod bash;
 mod c_family;
+mod c_reparse;
 mod clojure;
 mod component;
 mod csharp;
@@ -128,7 +129,7 @@ use text::{collapse, Source};
 /// any language (a new grammar or chunker included). An index made under another number reads
 /// every file again on its next update and replaces the chunks that changed; a chunk whose
 /// text stayed the same keeps its vector.
-const RULES: u32 = 1;
+const RULES: u32 = 2;
 
 /// The identifier of this chunker, stored by an index with its chunks.
 pub fn version() -> String {
@@ -620,6 +621,25 @@ fn chunk_text(
         .map_or(tree, |(_, unwrapped)| unwrapped),
         _ => tree,
     };
+    // The grammar the tree is in: a `.h` header that reads better as C++ is C++ from here on.
+    let (tree, grammar) = match language {
+        Language::C if path.ends_with(".h") => {
+            let (tree, cpp) = c_reparse::header_tree(&text, tree, |source| {
+                parse(Language::Cpp, source, deadline).ok()
+            });
+            (tree, if cpp { Language::Cpp } else { language })
+        }
+        _ => (tree, language),
+    };
+    let tree = match grammar {
+        Language::C | Language::Cpp | Language::ObjectiveC => {
+            c_reparse::blank_attribute_macros(&text, &tree, |source| {
+                parse(grammar, source, deadline).ok()
+            })
+            .unwrap_or(tree)
+        }
+        _ => tree,
+    };
     let source = Source::new(&text);
     let root = tree.root_node();
     let mut chunker = Chunker::new(spec, &source, path, language, options.max_chars);
@@ -635,7 +655,7 @@ fn chunk_text(
     if !deadline.passed() {
         graph::assign(
             &mut result.chunks,
-            graph::references(language, root, &text, 0),
+            graph::references(grammar, root, &text, 0),
         );
     }
     result

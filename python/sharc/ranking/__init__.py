@@ -7,7 +7,8 @@
 5. `coherence`: a file with several relevant chunks lifts its best one.
 6. `penalties`: tests, docs, config, generated and vendored code, fragments; then `graph`:
    files the code graph links to the strongest hits (off by default).
-7. `shaping`: best first, no file filling the top.
+7. `shaping`: a name's definitions first when the query is that name, then best first,
+   no file filling the top.
 
 `pipeline.rank` runs them in that order; every tunable number is in `RankingSettings`.
 """

@@ -96,6 +96,19 @@ def definition_match(chunk: RankedChunk, intent: QueryIntent) -> DefinitionMatch
     )
 
 
+def definition_tier(match: DefinitionMatch) -> int:
+    """How surely a chunk is the definition a one-name query asks for, 0 (it does not define
+    the name as written) to 8. Only a name with the query's case counts (`def job` is no
+    definition of `Job`: case-insensitive matches keep their lift in `definition_factor`),
+    and its qualities count in this order, each above all the ones after it: its qualified
+    name ends with the query's (`Web::Engine`), it defines rather than extends (`struct
+    Error`, not `impl Error`), it defines the type a capitalised name stands for (`class
+    App`, not its constructor)."""
+    if not match.exact:
+        return 0
+    return 1 + 4 * match.qualified + 2 * (not match.extending) + match.type_definition
+
+
 def definition_factor(chunk: RankedChunk, intent: QueryIntent, settings: RankingSettings) -> float:
     """The lift of a chunk that defines an identifier the query names: its symbol is the name
     (case-insensitively: half the lift), more when its qualified name ends with the query's

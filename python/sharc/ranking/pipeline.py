@@ -26,7 +26,7 @@ from sharc.ranking.penalties import apply_penalties, penalty_bound
 from sharc.ranking.query import QueryIntent, QueryKind, classify_query
 from sharc.ranking.records import C, Scored
 from sharc.ranking.settings import DEFAULT_SETTINGS, RankingSettings
-from sharc.ranking.shaping import diversify
+from sharc.ranking.shaping import definitions_first, diversify
 
 #: An arm: `(query, depth) -> [(chunk id, score)]`, best first.
 Arm = Callable[[str, int], list[tuple[str, float]]]
@@ -93,10 +93,14 @@ def rank_hits(
     fused = fuse(hits, kind, settings)
     intent = QueryIntent.of(query, kind, include_tests=include_tests, fused=len(answered) > 1)
     neighbours = graph is not None and wants_neighbours(intent, settings)
-    # Coherence, graph neighbours and the learned combination read every candidate.
+    # Coherence, graph neighbours and the learned combination read every candidate of a file
+    # or query, and so does a search for a name's definitions: any unread candidate may be one.
     whole = (
-        limit is None or settings.coherence_lift > 0 or settings.combination == "learned"
+        limit is None
+        or settings.coherence_lift > 0
+        or settings.combination == "learned"
         or neighbours
+        or (settings.definitions_first and intent.single_name)
     )
     candidates = _score_blocks(
         fused, read, intent, settings, accepts,
@@ -127,7 +131,8 @@ def _score_blocks(
     accepts: Callable[[C], bool] | None,
     top: tuple[int, int] | None,
 ) -> list[Scored[C]]:
-    """Boosts, coherence and penalties over the candidates of `fused`, read best first.
+    """Boosts, coherence, penalties and definitions first over the candidates of `fused`,
+    read best first.
 
     Without `top`, every candidate is read at once. With `top = (limit, max_per_file)` (and
     coherence off, so each candidate's score is its own), records are read in blocks until the
@@ -152,7 +157,8 @@ def _score_blocks(
         ]
         fresh = apply_boosts(fresh, intent, settings)
         fresh = apply_coherence(fresh, settings)
-        candidates += apply_penalties(fresh, intent, settings)
+        fresh = apply_penalties(fresh, intent, settings)
+        candidates += definitions_first(fresh, intent, settings)
     return candidates
 
 

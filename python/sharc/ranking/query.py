@@ -173,6 +173,9 @@ class QueryIntent:
     #: The query's `content_words` where names made of them should rise (fused searches for
     #: words, not for a lone identifier); empty otherwise.
     words: frozenset[str] = frozenset()
+    #: The whole query is one name (`Engine`, `Web::Engine`, `os.path.join()`): a search for
+    #: its definition.
+    single_name: bool = False
 
     @classmethod
     def of(
@@ -197,4 +200,5 @@ class QueryIntent:
             identifiers=tuple(segments[-1] for segments in names),
             qualified=tuple(segments for segments in names if len(segments) > 1),
             words=content_words(query) if words_count else frozenset(),
+            single_name=len(names) == 1 and len(query.split()) == 1,
         )

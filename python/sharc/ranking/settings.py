@@ -52,6 +52,11 @@ class RankingSettings:
     #: On top of a symbol match: an `impl` or `extension` block adds to a type defined
     #: elsewhere, so it gets this share of the lift.
     extending_definition_factor: float = 0.7
+    #: A query that is one name (`Engine`, `Postgrex.query`): the chunks that define it come
+    #: before every other chunk, the surest definition first (`definition_tier`), whatever
+    #: the arms scored; multiplying alone cannot lift a definition that BM25 ranks low (a
+    #: long doc comment, a name every file mentions) above the files that merely use it.
+    definitions_first: bool = True
     #: Fused searches only: a chunk whose symbol name is made of the query's words
     #: (`betweenness_centrality` for "betweenness centrality of nodes") rises by up to this
     #: fraction (`name_words_match`).
@@ -135,7 +140,7 @@ class RankingSettings:
             name: 0.0
             for name in ("name_words_lift", "path_words_lift", "coherence_lift", "neighbour_lift")
         }
-        return dataclasses.replace(self, **neutral, **lifts)
+        return dataclasses.replace(self, **neutral, **lifts, definitions_first=False)
 
 
 DEFAULT_SETTINGS = RankingSettings()

@@ -1,11 +1,46 @@
-"""Stage 7: shaping. Best first, and no file filling the top."""
+"""Stage 7: shaping. The definitions of a name the query is made of first, then best first,
+and no file filling the top."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from sharc.ranking.boosts import boost_bound, definition_match, definition_tier
+from sharc.ranking.penalties import path_penalty, penalty_bound
+from sharc.ranking.query import QueryIntent
+from sharc.ranking.records import TIER_CONFIG, TIER_DOCS, C, Scored
+from sharc.ranking.settings import RankingSettings
+
 T = TypeVar("T")
+
+
+def score_ceiling(intent: QueryIntent, settings: RankingSettings) -> float:
+    """Above any score the earlier stages can give a chunk (fused scores are at most 1)."""
+    return boost_bound(intent, settings) * penalty_bound(settings) * (1.0 + settings.coherence_lift)
+
+
+def definitions_first(
+    candidates: Sequence[Scored[C]], intent: QueryIntent, settings: RankingSettings
+) -> list[Scored[C]]:
+    """A query that is one name: each chunk that defines it rises by its `definition_tier`
+    times `score_ceiling`, so definitions come first, the surest first, and the score orders
+    each tier. A section of docs or config named like it is no definition, and definitions in
+    tests, examples, generated or vendored files stay where their score puts them, unless the
+    query asks for that kind of file."""
+    if not (settings.definitions_first and intent.single_name):
+        return list(candidates)
+    step = score_ceiling(intent, settings)
+    tiered = []
+    for chunk, score in candidates:
+        tier = definition_tier(definition_match(chunk, intent))
+        if tier and (
+            chunk.tier in (TIER_DOCS, TIER_CONFIG)
+            or path_penalty(chunk.path, intent, settings) < 1.0
+        ):
+            tier = 0
+        tiered.append((chunk, score + tier * step))
+    return tiered
 
 
 def diversify(

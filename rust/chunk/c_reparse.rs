@@ -1,0 +1,329 @@
+//! C and C++ text that tree-sitter misreads, read again.
+//!
+//! A `.h` header may be C or C++; the C grammar reads a C++ header's classes as errors, so a
+//! header with errors is parsed as C++ too, and that tree is kept when it has fewer errors.
+//!
+//! Attribute-like macros: `class SPDLOG_API logger {`, `CLI11_NODISCARD std::string
+//! name() const`, `SPDLOG_INLINE void logger::log()`. The preprocessor expands such a macro to
+//! nothing or to an export attribute; tree-sitter, which does not expand macros, reads it as a
+//! type or a name, and the class or function around it falls apart into parse errors (its
+//! chunks lose their names, a whole class body becomes loose code). When a file parses with
+//! errors, every all-caps identifier standing where such a macro stands (after `class` or
+//! `struct` and before the name, first in a declaration and before its type, or after a
+//! parameter list: `void swap(logger &other) SPDLOG_NOEXCEPT;`) is overwritten with text of
+//! the same length and the text is parsed again; the new tree is kept only when it has fewer
+//! errors. After `class` or a parameter list the macro becomes spaces; leading a declaration
+//! it becomes `inline` (padded), a specifier the declaration may carry, so the declaration
+//! still starts where the macro does and its chunk keeps it. The chunker slices chunk text from the original source,
+//! so every chunk shows the file as written.
+
+use tree_sitter::{Node, Tree};
+
+/// Words after which a macro sits where an attribute would (`class SPDLOG_API logger`,
+/// `static CJSON_INLINE int f()`).
+const BEFORE: &[&str] = &[
+    "class",
+    "struct",
+    "union",
+    "enum",
+    "inline",
+    "static",
+    "virtual",
+    "extern",
+    "explicit",
+    "friend",
+    "constexpr",
+    "const",
+];
+
+/// Where a macro stands: inside a declaration, or leading one.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Place {
+    /// `class SPDLOG_API logger`, `void swap() SPDLOG_NOEXCEPT;`: spaces will do.
+    Name,
+    /// `SPDLOG_INLINE void f()`: a specifier keeps the declaration's start.
+    Declaration,
+}
+
+/// What a macro leading a declaration becomes, the longest that fits first.
+const SPECIFIERS: &[&str] = &["inline", "const"];
+
+/// Words after which a macro stands before the record's name.
+const RECORDS: &[&str] = &["class", "struct", "union", "enum"];
+
+/// The tree of a `.h` header: `tree` (parsed as C), or, when that has errors, the C++ tree
+/// `parse_cpp` gives if it has fewer; with whether it is the C++ one.
+pub(crate) fn header_tree(
+    text: &str,
+    tree: Tree,
+    parse_cpp: impl Fn(&str) -> Option<Tree>,
+) -> (Tree, bool) {
+    if !tree.root_node().has_error() {
+        return (tree, false);
+    }
+    match parse_cpp(text) {
+        Some(cpp) if error_weight(cpp.root_node()) < error_weight(tree.root_node()) => (cpp, true),
+        _ => (tree, false),
+    }
+}
+
+/// A tree with the attribute-like macros of `text` blanked, when `tree` has errors and the
+/// blanked text parses with fewer; None otherwise. `parse` parses the file's language.
+pub(crate) fn blank_attribute_macros(
+    text: &str,
+    tree: &Tree,
+    parse: impl Fn(&str) -> Option<Tree>,
+) -> Option<Tree> {
+    if !tree.root_node().has_error() {
+        return None;
+    }
+    let ranges = attribute_macros(text);
+    if ranges.is_empty() {
+        return None;
+    }
+    let mut bytes = text.as_bytes().to_vec();
+    for (start, end, place) in ranges {
+        bytes[start..end].fill(b' ');
+        if place == Place::Declaration {
+            let specifier = SPECIFIERS
+                .iter()
+                .find(|s| s.len() <= end - start)
+                .unwrap_or(&"");
+            bytes[start..start + specifier.len()].copy_from_slice(specifier.as_bytes());
+        }
+    }
+    // Only ASCII identifier bytes were overwritten: still UTF-8.
+    let blanked = String::from_utf8(bytes).ok()?;
+    let reparsed = parse(&blanked)?;
+    (error_weight(reparsed.root_node()) < error_weight(tree.root_node())).then_some(reparsed)
+}
+
+/// The byte ranges of all-caps identifiers that stand where an attribute macro would, and
+/// where each stands (`Scanner::word`). Preprocessor lines and line comments are skipped.
+fn attribute_macros(text: &str) -> Vec<(usize, usize, Place)> {
+    let bytes = text.as_bytes();
+    let mut scanner = Scanner::default();
+    let mut line_start = 0;
+    let mut continued = false; // the line before ended a directive with `\`
+    while line_start < bytes.len() {
+        let line_end =
+            memchr::memchr(b'\n', &bytes[line_start..]).map_or(bytes.len(), |i| line_start + i);
+        let line = &text[line_start..line_end];
+        let directive = continued || line.trim_start().starts_with('#');
+        continued = directive && line.trim_end().ends_with('\\');
+        if !directive {
+            scanner.line(line, line_start);
+        }
+        line_start = line_end + 1;
+    }
+    scanner.ranges
+}
+
+/// Words whose parentheses hold no parameter list.
+const NOT_DECLARATORS: &[&str] = &[
+    "if", "while", "for", "switch", "return", "sizeof", "alignof", "decltype", "catch", "noexcept",
+    "defined",
+];
+
+/// Reads code a word at a time, across lines, remembering what the last token allows.
+#[derive(Default)]
+struct Scanner {
+    ranges: Vec<(usize, usize, Place)>,
+    /// Inside each open `(`: whether it opened a parameter list (`name(`, not `if (`).
+    parentheses: Vec<bool>,
+    /// The last token was the start of the line, `>`, a storage keyword or a macro.
+    leading: bool,
+    /// The last token was `class`, `struct`, `union` or `enum`.
+    after_record: bool,
+    /// The last token closed a parameter list.
+    after_parameters: bool,
+    /// The last token was a word that may name a function, or part of an operator's name
+    /// (`operator=`).
+    after_name: bool,
+    /// Inside an operator's name: `operator` and the symbols after it.
+    in_operator: bool,
+}
+
+impl Scanner {
+    fn line(&mut self, line: &str, offset: usize) {
+        let code = line.find("//").map_or(line, |cut| &line[..cut]);
+        let bytes = code.as_bytes();
+        self.leading = true;
+        let mut position = 0;
+        while position < bytes.len() {
+            let byte = bytes[position];
+            if byte.is_ascii_whitespace() {
+                position += 1;
+                continue;
+            }
+            if !(byte.is_ascii_alphabetic() || byte == b'_') {
+                self.punctuation(byte);
+                position += 1;
+                continue;
+            }
+            let start = position;
+            while position < bytes.len()
+                && (bytes[position].is_ascii_alphanumeric() || bytes[position] == b'_')
+            {
+                position += 1;
+            }
+            let place = self.word(&code[start..position], code[position..].trim_start());
+            if let Some(place) = place {
+                self.ranges.push((offset + start, offset + position, place));
+            }
+        }
+    }
+
+    fn punctuation(&mut self, byte: u8) {
+        let closed = match byte {
+            b'(' => {
+                self.parentheses.push(self.after_name);
+                false
+            }
+            b')' => self.parentheses.pop().unwrap_or(false),
+            _ => false,
+        };
+        self.after_parameters = closed;
+        self.leading = byte == b'>'; // `template <class T> EXPORT_MACRO T f()`
+        self.after_record = false;
+        self.in_operator = self.in_operator && byte != b'(';
+        self.after_name = self.in_operator;
+    }
+
+    /// Where `word`, followed by `rest`, stands if it is an attribute macro: after `class`
+    /// and before the name (`class SPDLOG_API logger`), leading a declaration and before its
+    /// type or name (`SPDLOG_INLINE void f()`), or after a parameter list and before its end
+    /// (`void swap(logger &other) SPDLOG_NOEXCEPT;`).
+    fn word(&mut self, word: &str, rest: &str) -> Option<Place> {
+        let next = rest.bytes().next();
+        let name_follows = next.is_some_and(|b| b.is_ascii_alphabetic() || b == b'_' || b == b'~');
+        let end_follows = next.is_none_or(|b| matches!(b, b';' | b'{' | b'=' | b':' | b'-'));
+        let place = if !is_macro_name(word) {
+            None
+        } else if self.after_record && name_follows {
+            Some(Place::Name)
+        } else if self.leading && name_follows {
+            Some(Place::Declaration)
+        } else if self.after_parameters && (name_follows || end_follows) {
+            Some(Place::Name)
+        } else {
+            None
+        };
+        if place.is_some() {
+            // A second macro may follow: `SPDLOG_API SPDLOG_INLINE void f()`.
+            return place;
+        }
+        self.leading = BEFORE.contains(&word);
+        self.after_record = RECORDS.contains(&word);
+        self.after_name = !NOT_DECLARATORS.contains(&word);
+        self.in_operator = word == "operator";
+        // `f() const SPDLOG_NOEXCEPT`: qualifiers keep the parameter list's place.
+        self.after_parameters = self.after_parameters && QUALIFIERS.contains(&word);
+        None
+    }
+}
+
+/// Words that may follow a parameter list before a trailing macro.
+const QUALIFIERS: &[&str] = &["const", "volatile", "override", "final", "noexcept"];
+
+/// Macro-shaped: all capitals, digits and underscores, at least four characters, two letters.
+fn is_macro_name(word: &str) -> bool {
+    word.len() >= 4
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+        && word.bytes().filter(u8::is_ascii_uppercase).count() >= 2
+}
+
+/// How broken a tree is: the bytes under ERROR nodes, and one for each MISSING node.
+fn error_weight(root: Node) -> usize {
+    let mut weight = 0;
+    let mut cursor = root.walk();
+    'walk: loop {
+        let node = cursor.node();
+        let descend = if node.is_error() {
+            weight += node.end_byte() - node.start_byte();
+            false
+        } else if node.is_missing() {
+            weight += 1;
+            false
+        } else {
+            node.has_error()
+        };
+        if descend && cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                break 'walk;
+            }
+        }
+    }
+    weight
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn blanked(text: &str) -> Vec<&str> {
+        attribute_macros(text)
+            .into_iter()
+            .map(|(a, b, _)| &text[a..b])
+            .collect()
+    }
+
+    #[test]
+    fn a_macro_before_a_name_is_blanked_one_leading_a_declaration_is_a_specifier() {
+        let places: Vec<Place> = attribute_macros("class MY_API A {\n  MY_NODISCARD int f();")
+            .into_iter()
+            .map(|(_, _, place)| place)
+            .collect();
+        assert_eq!(places, [Place::Name, Place::Declaration]);
+    }
+
+    #[test]
+    fn finds_macros_in_attribute_positions() {
+        assert_eq!(blanked("class SPDLOG_API logger {"), ["SPDLOG_API"]);
+        assert_eq!(
+            blanked("    CLI11_NODISCARD std::string name() const"),
+            ["CLI11_NODISCARD"]
+        );
+        assert_eq!(
+            blanked("SPDLOG_INLINE logger::logger(std::string n)"),
+            ["SPDLOG_INLINE"]
+        );
+        assert_eq!(blanked("static MY_INLINE int f(void)"), ["MY_INLINE"]);
+        assert_eq!(blanked("template <class T> MY_API T get();"), ["MY_API"]);
+    }
+
+    #[test]
+    fn finds_macros_after_a_parameter_list() {
+        assert_eq!(
+            blanked("    void swap(logger &other) SPDLOG_NOEXCEPT;"),
+            ["SPDLOG_NOEXCEPT"]
+        );
+        assert_eq!(blanked("  int size() const MY_NOEXCEPT {"), ["MY_NOEXCEPT"]);
+        assert_eq!(
+            blanked("void f(int a,\n       int b) MY_NOEXCEPT;"),
+            ["MY_NOEXCEPT"]
+        );
+        assert_eq!(
+            blanked("T &operator=(T other) MY_NOEXCEPT;"),
+            ["MY_NOEXCEPT"]
+        );
+        assert!(blanked("    if (ready) RETURN_NOW;").is_empty());
+        assert!(blanked("    x = (size_t) SIZE_MAX;").is_empty());
+    }
+
+    #[test]
+    fn leaves_other_capitals_alone() {
+        assert!(blanked("#define SPDLOG_API __attribute__((visibility(\"default\")))").is_empty());
+        assert!(blanked("CJSON_PUBLIC(cJSON *) cJSON_Parse(const char *value)").is_empty());
+        assert!(blanked("    return NULL_VALUE;").is_empty());
+        assert!(blanked("FILE *file = fopen(path, \"r\");").is_empty());
+        assert!(blanked("    MAX_SIZE = 10,").is_empty());
+        assert!(blanked("int x = FLAG_ONE | FLAG_TWO;").is_empty());
+        assert!(blanked("// SPDLOG_API logger is exported").is_empty());
+    }
+}
