@@ -175,6 +175,15 @@ impl Deadline {
             self.budget.as_secs_f64()
         )
     }
+
+    /// What `syntax_errors` says about a file whose chunks came from its tree but whose
+    /// references did not fit in the time left.
+    fn references_overrun(&self) -> String {
+        format!(
+            "references not extracted within the time budget ({:.1} s)",
+            self.budget.as_secs_f64()
+        )
+    }
 }
 
 /// Why a parse gave no tree.
@@ -620,12 +629,10 @@ fn chunk_text(
         result.syntax_errors = syntax_errors(root, &source);
     }
     result.chunks = chunker.finish();
-    // References are an extra: a file that used its time up on chunking goes without them.
-    if !deadline.passed() {
-        graph::assign(
-            &mut result.chunks,
-            graph::references(language, root, &text, 0),
-        );
+    // References are an extra: a file that uses its time up goes without them.
+    match graph::references(language, root, &text, 0, deadline) {
+        Some(references) => graph::assign(&mut result.chunks, references),
+        None => result.syntax_errors.push(deadline.references_overrun()),
     }
     result
 }

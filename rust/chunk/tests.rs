@@ -1362,3 +1362,88 @@ fn deep_type_arguments_no_longer_overflow_the_stack() {
     assert!(file.error.is_none());
     assert!(!file.chunks.is_empty());
 }
+
+/// Found by the long fuzzing run: F# with an 80 KB line of `{` parses in a tenth of a second
+/// into one node of 80,000 children, over which the references query took 20 s (tree-sitter
+/// looks at every later sibling of each node it visits). The query stops at the deadline;
+/// the file keeps its chunks and says that its references are missing.
+#[test]
+fn a_references_query_out_of_time_stops_at_the_budget() {
+    let source = format!("namespace {}\n", "{".repeat(80_000));
+    // The fuzzing run's budget: the parse takes a tenth of it.
+    let options = ChunkOptions {
+        max_chars: 600,
+        time_budget: Duration::from_secs(2),
+    };
+    let started = Instant::now();
+    let file = chunk_source("wide.fs", Language::FSharp, &source, &options);
+    let elapsed = started.elapsed();
+    assert!(elapsed < Duration::from_secs(4), "{elapsed:?}");
+    assert!(file.error.is_none());
+    assert!(!file.chunks.is_empty());
+    assert!(
+        file.syntax_errors
+            .contains(&"references not extracted within the time budget (2.0 s)".to_string()),
+        "{:?}",
+        file.syntax_errors
+    );
+    assert!(file.chunks.iter().all(|chunk| chunk.references.is_empty()));
+}
+
+/// Found by the long fuzzing run: Java with 8,000 `let x = ` on one line parses into a tree
+/// 8,000 deep, and looking up each reference's parent from the root took seconds. One walk
+/// finds them all now: the references fit in the budget.
+#[test]
+fn references_in_a_deep_tree_take_linear_time() {
+    let source = format!(
+        "class A {{\n  void f() {{\n    int y = {}1;\n    g(y);\n  }}\n}}\n",
+        "let x = ".repeat(8_000)
+    );
+    let options = ChunkOptions {
+        max_chars: 600,
+        time_budget: Duration::from_secs(5),
+    };
+    let file = chunk_source("Deep.java", Language::Java, &source, &options);
+    assert!(
+        !file.syntax_errors.iter().any(|e| e.contains("time budget")),
+        "{:?}",
+        file.syntax_errors
+    );
+    assert!(file
+        .chunks
+        .iter()
+        .any(|chunk| chunk.references.iter().any(|r| r.name == "g")));
+}
+
+/// Found by the long fuzzing run: 3,289 `{-` then as many `-}` inside a Java annotation split
+/// the parse stack, and one hundred parse operations (tree-sitter's interval between progress
+/// checks) took up to 1.7 s: the file ran 2.5 s past its budget. The vendored tree-sitter
+/// (`rust/vendor/tree-sitter/NOTICE`) checks after each operation while the stack is split.
+#[test]
+fn a_split_parse_stack_stops_at_the_budget() {
+    let source = format!(
+        "public class UserController {{\n    @GetMappi{}{}ng(\"/{{id}}\")\n    public User get(String id) {{\n        return null;\n    }}\n}}\n",
+        "{-".repeat(3_289),
+        "-}".repeat(3_289)
+    );
+    let budget = Duration::from_millis(300);
+    let options = ChunkOptions {
+        max_chars: 600,
+        time_budget: budget,
+    };
+    // The best of three, so that a busy machine does not fail it.
+    let overrun = (0..3)
+        .map(|_| {
+            let started = Instant::now();
+            let file = chunk_source("UserController.java", Language::Java, &source, &options);
+            assert!(file.syntax_errors[0].contains("time budget"));
+            super::fuzz::covered(&file, &source, 600).unwrap();
+            started.elapsed().saturating_sub(budget)
+        })
+        .min()
+        .unwrap();
+    assert!(
+        overrun < Duration::from_millis(500),
+        "{overrun:?} past the budget"
+    );
+}
