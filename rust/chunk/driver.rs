@@ -175,8 +175,12 @@ impl<'s, 't> Chunker<'s, 't> {
         }
         let mut stack: Vec<Task<'t>> = Vec::new();
         let items = self.group(root, 0, true);
-        // A root that is a parse error can hold text outside its children, as any ERROR node.
-        stack.extend(self.with_gaps(root, items, 0).into_iter().rev());
+        // A root that is a parse error can hold text outside its children, as any ERROR node;
+        // and text before the root's first child or after its last one is in no node at all
+        // when the grammar skips it as whitespace (a leading `\` line continuation in Ruby
+        // or Elixir): the root's gaps run from the file's first byte to its last.
+        let whole = (0, self.source.bytes().len());
+        stack.extend(self.with_gaps(root, whole, items, 0).into_iter().rev());
         let mut tasks = 0usize;
         while let Some(task) = stack.pop() {
             tasks += 1;
@@ -464,7 +468,8 @@ impl<'s, 't> Chunker<'s, 't> {
                     });
                 }
                 let items = self.group(item.node, item.frame, true);
-                let tasks = self.with_gaps(item.node, items, item.frame);
+                let bounds = (item.node.start_byte(), item.node.end_byte());
+                let tasks = self.with_gaps(item.node, bounds, items, item.frame);
                 stack.extend(tasks.into_iter().rev());
                 // A namespace's opening line handed to this node as its first member.
                 if item.start < item.node.start_byte() {
@@ -491,19 +496,26 @@ impl<'s, 't> Chunker<'s, 't> {
         }
     }
 
-    /// The items of `node` in order, with code tasks for the text no child holds: an ERROR
-    /// node can start before its first child, end past its last, or skip text between two.
-    fn with_gaps(&self, node: Node<'t>, items: Vec<Item<'t>>, frame: usize) -> Vec<Task<'t>> {
+    /// The items of `node` in order, with code tasks for the text between `bounds` (the
+    /// node's own bytes, or more) that no child holds: an ERROR node can start before its
+    /// first child, end past its last, or skip text between two.
+    fn with_gaps(
+        &self,
+        node: Node<'t>,
+        bounds: (usize, usize),
+        items: Vec<Item<'t>>,
+        frame: usize,
+    ) -> Vec<Task<'t>> {
         let bytes = self.source.bytes();
         let mut tasks = Vec::with_capacity(items.len() + 1);
         let mut items = items.into_iter().peekable();
         let mut frame = frame;
-        let mut previous_end = node.start_byte();
+        let mut previous_end = bounds.0;
         let mut cursor = node.walk();
         let ends = node
             .children(&mut cursor)
             .map(|child| (child.start_byte(), child.end_byte()))
-            .chain(std::iter::once((node.end_byte(), node.end_byte())));
+            .chain(std::iter::once((bounds.1, bounds.1)));
         for (start, end) in ends {
             if start > previous_end
                 && bytes[previous_end..start]

@@ -1276,8 +1276,45 @@ fn fuzzing_findings_stay_fixed() {
             "module Store : sig\n  val add : t -> unit\nend\n\x0b\nmodule type P = sig\n  val p : int\nend\n",
             "val add",
         ),
+        // A backslash the grammar skips as a line continuation, before the root's first
+        // node, was in no chunk (Ruby, Elixir).
+        ("a.rb", Language::Ruby, "\\f=d8 ?x\n", "\\f=d8"),
+        ("a.ex", Language::Elixir, "\\\r@:,x\n", "\\"),
+        // A closing tag in another case (`</scripT>`) closes the block, as it does in HTML,
+        // and is no more code than `</script>`.
+        (
+            "a.vue",
+            Language::Vue,
+            "<script>\nlet x = 1;\n</scripT>\n<template><p/></template>\n",
+            "let x",
+        ),
+        // A member cut short (`cache.`): the `.` is a parse error after the method, in the
+        // class chunk; the word is read across the two.
+        (
+            "a.scala",
+            Language::Scala,
+            "class S {\n  def evict(id: String): Unit = cache.\n",
+            "cache",
+        ),
     ];
-    for (path, language, source, word) in cases {
+    // Runs of comment openers (`/*/*/`: a comment, `*`, a comment, ...) on one huge line
+    // inside an object or a component's script: its parts are cut at chars, and the last
+    // piece starts the method after it, whose summary the class chunk lists after its part.
+    let openers = "/*".repeat(400);
+    let object = format!(
+        "export default {{\n  methods: {{\n    load() {{ x(); }},\n    r{openers}emove: function (id) {{\n      y(id);\n    }},\n  }},\n}};\n"
+    );
+    let component = format!("<script>\n{object}</script>\n");
+    let cases: Vec<(&str, Language, &str, &str)> = cases
+        .iter()
+        .copied()
+        .chain([
+            ("a.js", Language::JavaScript, object.as_str(), "emove"),
+            ("a.ts", Language::TypeScript, object.as_str(), "emove"),
+            ("a.vue", Language::Vue, component.as_str(), "emove"),
+        ])
+        .collect();
+    for (path, language, source, word) in &cases {
         for max_chars in [3500, 120] {
             let options = ChunkOptions {
                 max_chars,
