@@ -203,11 +203,12 @@ impl<'s, 't> Chunker<'s, 't> {
         self.flush_run();
     }
 
-    fn context_for(&self, frame: usize) -> Context<'_> {
+    fn context_for(&self, frame: usize, parent: Option<Node<'t>>) -> Context<'_> {
         let frame = &self.frames[frame];
         Context {
             in_class: frame.class_like,
             scope_name: (!frame.name.is_empty()).then_some(frame.name.as_str()),
+            parent,
         }
     }
 
@@ -219,6 +220,8 @@ impl<'s, 't> Chunker<'s, 't> {
         // it (`package a; ... package b;`) rather than nesting in it.
         let base = frame;
         let mut frame = frame;
+        // Asked once: `Node::parent` searches down from the root.
+        let at_top = parent.parent().is_none();
         let mut cursor = parent.walk();
         let mut more = cursor.goto_first_child();
         while more {
@@ -236,9 +239,7 @@ impl<'s, 't> Chunker<'s, 't> {
                 if !text.bytes().any(|b| b.is_ascii_alphanumeric()) {
                     // Inside a parse error a stray operator (`+` of a method cut short) is
                     // code all the same; so is one the parser left at the top (Swift's `%`).
-                    if (parent.is_error() || parent.parent().is_none())
-                        && !is_trivial(text, self.spec.comment)
-                    {
+                    if (parent.is_error() || at_top) && !is_trivial(text, self.spec.comment) {
                         self.flush_leading(&mut leading, &mut items, frame);
                         items.push(self.plain(child, frame));
                     }
@@ -266,7 +267,7 @@ impl<'s, 't> Chunker<'s, 't> {
                 leading.push(child);
                 continue;
             }
-            let (mut role, inner, wrappers) = self.resolve(child, frame);
+            let (mut role, inner, wrappers) = self.resolve(child, parent, frame);
             if matches!(role, Role::Header) {
                 // The header ends where the first member starts: a header part after one
                 // (a parse error among the header's parts) would be in no chunk.
@@ -416,16 +417,21 @@ impl<'s, 't> Chunker<'s, 't> {
     }
 
     /// Classify `node`, looking through wrappers.
-    fn resolve(&self, node: Node<'t>, frame: usize) -> (Role<'t>, Node<'t>, Vec<Node<'t>>) {
-        let context = self.context_for(frame);
-        let mut role = (self.spec.classify)(node, self.source, context);
+    fn resolve(
+        &self,
+        node: Node<'t>,
+        parent: Node<'t>,
+        frame: usize,
+    ) -> (Role<'t>, Node<'t>, Vec<Node<'t>>) {
+        let mut role =
+            (self.spec.classify)(node, self.source, self.context_for(frame, Some(parent)));
         let mut inner = node;
         let mut wrappers = Vec::new();
         for _ in 0..8 {
             let Role::Wrap(next) = role else { break };
             wrappers.push(inner);
             inner = next;
-            role = (self.spec.classify)(inner, self.source, context);
+            role = (self.spec.classify)(inner, self.source, self.context_for(frame, None));
         }
         if !wrappers.is_empty() && !role.defines() {
             role = Role::Code;

@@ -1484,3 +1484,27 @@ fn a_split_parse_stack_stops_at_the_budget() {
         "{overrun:?} past the budget"
     );
 }
+
+/// Found by the long fuzzing run: a Clojure record of thousands of forms on one line (74 KB)
+/// took 16 s, every form reading the record's forms from the start to learn whether it came
+/// before the first method. It reads at most a few dozen now: 10,000 forms took 25.7 s and
+/// fit well within the budget.
+#[test]
+fn a_record_of_many_forms_is_chunked_in_linear_time() {
+    let source = format!(
+        "(ns a)\n(defrecord R {}[a b]\n  P\n  (m [this] a))\n",
+        "x ".repeat(10_000)
+    );
+    let options = ChunkOptions {
+        max_chars: 600,
+        time_budget: Duration::from_secs(5),
+    };
+    let file = chunk_source("r.clj", Language::Clojure, &source, &options);
+    assert!(
+        !file.syntax_errors.iter().any(|e| e.contains("time budget")),
+        "{:?}",
+        file.syntax_errors
+    );
+    assert!(file.chunks.iter().any(|chunk| chunk.symbol == "m"));
+    super::fuzz::covered(&file, &source, 600).unwrap();
+}
