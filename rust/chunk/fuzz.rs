@@ -417,7 +417,8 @@ pub enum Failure {
 pub enum Verdict {
     /// Chunked from the tree.
     Chunked,
-    /// Out of time: chunked as plain lines, the overrun reported.
+    /// Out of time: chunked as plain lines, or from the tree without references; the overrun
+    /// reported.
     PlainLines,
     /// No chunks, and the file says why (`error`).
     Reported,
