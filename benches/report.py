@@ -326,7 +326,8 @@ def _fuzz_lines(results: Path) -> list[str]:
         f" {len(languages)} languages ({fewest['inputs']:,} for {fewest['language']} to"
         f" {most['inputs']:,} for {most['language']}; the target is 1,000,000 per grammar),"
         f" {totals['panics']} panics, {totals['out_of_time']} files out of time (chunked as"
-        f" plain lines), {totals['hangs']} past the budget by more than"
+        f" plain lines, or from the tree without references), {totals['hangs']} past the"
+        f" budget by more than"
         f" {run['max_overrun_seconds']} s, {totals['coverage_failures']} coverage reports.",
     ]
 

@@ -25,7 +25,7 @@ fn classify<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {
     match node.kind() {
         "list_lit" => form(node, source, context),
         "ERROR" => Role::Transparent,
-        _ if context.in_class && before_first_method(node) => Role::Header,
+        _ if context.in_class && before_first_method(node, context.parent) => Role::Header,
         _ => Role::Code,
     }
 }
@@ -96,13 +96,30 @@ fn is_fn(node: Node, source: &Source) -> bool {
         .is_some_and(|head| head.kind() == "sym_lit" && sym_name(head, source) == "fn")
 }
 
+/// Most forms of a record's header (head, name, fields, protocols) read as its header.
+const MAX_HEADER_FORMS: usize = 64;
+
 /// The head, name, fields and protocol names of a `defrecord`, before its first method.
-fn before_first_method(node: Node) -> bool {
-    let Some(parent) = node.parent() else {
+/// Each form of the record asks, so the forms are read only up to `node` or the first
+/// method, and at most `MAX_HEADER_FORMS` of them: reading them all each time was quadratic
+/// (a record of 10,000 forms on one line took 16 s). Forms past that many are code of the
+/// record, as its members are.
+fn before_first_method(node: Node, parent: Option<Node>) -> bool {
+    let Some(parent) = parent.or_else(|| node.parent()) else {
         return false;
     };
-    let first_method = values(parent)
-        .skip(1)
-        .find(|form| form.kind() == "list_lit");
-    first_method.is_none_or(|method| node.start_byte() < method.start_byte())
+    let mut cursor = parent.walk();
+    let forms = parent.children_by_field_name("value", &mut cursor).skip(1);
+    for (read, form) in forms.enumerate() {
+        if form.kind() == "list_lit" {
+            return node.start_byte() < form.start_byte();
+        }
+        if form.start_byte() >= node.start_byte() {
+            return true;
+        }
+        if read + 1 == MAX_HEADER_FORMS {
+            return false;
+        }
+    }
+    true
 }

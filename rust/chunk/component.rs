@@ -75,8 +75,10 @@ pub(super) fn chunk(
             Chunker::new(&ecmascript::SPEC, &masked_source, path, language, max_chars);
         chunker.walk(root, deadline)?;
         let mut script_chunks = chunker.finish();
-        let references = graph::references(script_language, root, &masked, 0);
-        graph::assign(&mut script_chunks, references);
+        match graph::references(script_language, root, &masked, 0, deadline) {
+            Some(references) => graph::assign(&mut script_chunks, references),
+            None => result.syntax_errors.push(deadline.references_overrun()),
+        }
         let absorbed = absorb_opening_tag(&mut script_chunks, &source, block, max_chars);
         claimed.push((if absorbed { block.outer.0 } else { start }, block.outer.1));
         chunks.extend(script_chunks.into_iter().map(|chunk| (index, chunk)));

@@ -175,8 +175,12 @@ impl<'s, 't> Chunker<'s, 't> {
         }
         let mut stack: Vec<Task<'t>> = Vec::new();
         let items = self.group(root, 0, true);
-        // A root that is a parse error can hold text outside its children, as any ERROR node.
-        stack.extend(self.with_gaps(root, items, 0).into_iter().rev());
+        // A root that is a parse error can hold text outside its children, as any ERROR node;
+        // and text before the root's first child or after its last one is in no node at all
+        // when the grammar skips it as whitespace (a leading `\` line continuation in Ruby
+        // or Elixir): the root's gaps run from the file's first byte to its last.
+        let whole = (0, self.source.bytes().len());
+        stack.extend(self.with_gaps(root, whole, items, 0).into_iter().rev());
         let mut tasks = 0usize;
         while let Some(task) = stack.pop() {
             tasks += 1;
@@ -199,11 +203,12 @@ impl<'s, 't> Chunker<'s, 't> {
         self.flush_run();
     }
 
-    fn context_for(&self, frame: usize) -> Context<'_> {
+    fn context_for(&self, frame: usize, parent: Option<Node<'t>>) -> Context<'_> {
         let frame = &self.frames[frame];
         Context {
             in_class: frame.class_like,
             scope_name: (!frame.name.is_empty()).then_some(frame.name.as_str()),
+            parent,
         }
     }
 
@@ -215,6 +220,8 @@ impl<'s, 't> Chunker<'s, 't> {
         // it (`package a; ... package b;`) rather than nesting in it.
         let base = frame;
         let mut frame = frame;
+        // Asked once: `Node::parent` searches down from the root.
+        let at_top = parent.parent().is_none();
         let mut cursor = parent.walk();
         let mut more = cursor.goto_first_child();
         while more {
@@ -232,9 +239,7 @@ impl<'s, 't> Chunker<'s, 't> {
                 if !text.bytes().any(|b| b.is_ascii_alphanumeric()) {
                     // Inside a parse error a stray operator (`+` of a method cut short) is
                     // code all the same; so is one the parser left at the top (Swift's `%`).
-                    if (parent.is_error() || parent.parent().is_none())
-                        && !is_trivial(text, self.spec.comment)
-                    {
+                    if (parent.is_error() || at_top) && !is_trivial(text, self.spec.comment) {
                         self.flush_leading(&mut leading, &mut items, frame);
                         items.push(self.plain(child, frame));
                     }
@@ -262,7 +267,7 @@ impl<'s, 't> Chunker<'s, 't> {
                 leading.push(child);
                 continue;
             }
-            let (mut role, inner, wrappers) = self.resolve(child, frame);
+            let (mut role, inner, wrappers) = self.resolve(child, parent, frame);
             if matches!(role, Role::Header) {
                 // The header ends where the first member starts: a header part after one
                 // (a parse error among the header's parts) would be in no chunk.
@@ -412,16 +417,21 @@ impl<'s, 't> Chunker<'s, 't> {
     }
 
     /// Classify `node`, looking through wrappers.
-    fn resolve(&self, node: Node<'t>, frame: usize) -> (Role<'t>, Node<'t>, Vec<Node<'t>>) {
-        let context = self.context_for(frame);
-        let mut role = (self.spec.classify)(node, self.source, context);
+    fn resolve(
+        &self,
+        node: Node<'t>,
+        parent: Node<'t>,
+        frame: usize,
+    ) -> (Role<'t>, Node<'t>, Vec<Node<'t>>) {
+        let mut role =
+            (self.spec.classify)(node, self.source, self.context_for(frame, Some(parent)));
         let mut inner = node;
         let mut wrappers = Vec::new();
         for _ in 0..8 {
             let Role::Wrap(next) = role else { break };
             wrappers.push(inner);
             inner = next;
-            role = (self.spec.classify)(inner, self.source, context);
+            role = (self.spec.classify)(inner, self.source, self.context_for(frame, None));
         }
         if !wrappers.is_empty() && !role.defines() {
             role = Role::Code;
@@ -464,7 +474,8 @@ impl<'s, 't> Chunker<'s, 't> {
                     });
                 }
                 let items = self.group(item.node, item.frame, true);
-                let tasks = self.with_gaps(item.node, items, item.frame);
+                let bounds = (item.node.start_byte(), item.node.end_byte());
+                let tasks = self.with_gaps(item.node, bounds, items, item.frame);
                 stack.extend(tasks.into_iter().rev());
                 // A namespace's opening line handed to this node as its first member.
                 if item.start < item.node.start_byte() {
@@ -491,19 +502,26 @@ impl<'s, 't> Chunker<'s, 't> {
         }
     }
 
-    /// The items of `node` in order, with code tasks for the text no child holds: an ERROR
-    /// node can start before its first child, end past its last, or skip text between two.
-    fn with_gaps(&self, node: Node<'t>, items: Vec<Item<'t>>, frame: usize) -> Vec<Task<'t>> {
+    /// The items of `node` in order, with code tasks for the text between `bounds` (the
+    /// node's own bytes, or more) that no child holds: an ERROR node can start before its
+    /// first child, end past its last, or skip text between two.
+    fn with_gaps(
+        &self,
+        node: Node<'t>,
+        bounds: (usize, usize),
+        items: Vec<Item<'t>>,
+        frame: usize,
+    ) -> Vec<Task<'t>> {
         let bytes = self.source.bytes();
         let mut tasks = Vec::with_capacity(items.len() + 1);
         let mut items = items.into_iter().peekable();
         let mut frame = frame;
-        let mut previous_end = node.start_byte();
+        let mut previous_end = bounds.0;
         let mut cursor = node.walk();
         let ends = node
             .children(&mut cursor)
             .map(|child| (child.start_byte(), child.end_byte()))
-            .chain(std::iter::once((node.end_byte(), node.end_byte())));
+            .chain(std::iter::once((bounds.1, bounds.1)));
         for (start, end) in ends {
             if start > previous_end
                 && bytes[previous_end..start]

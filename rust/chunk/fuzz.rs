@@ -17,7 +17,8 @@
 //!   (`MAX_OVERRUN`); a file that runs out of budget is chunked as plain lines and says so;
 //! - coverage: either the file is reported (`error` set), or every line holding more than
 //!   whitespace, brackets, separators and closing keywords (`is_trivial`) lies in the line
-//!   range of some chunk, and each of its words is in the code of a chunk over it (words: split at whitespace, brackets and separators, which a chunk boundary may cut
+//!   range of some chunk, and each of its words is in the code of a chunk over it, whole or
+//!   in pieces where two chunks meet (words: split at whitespace, brackets and separators, which a chunk boundary may cut
 //!   off, and at control characters, which some grammars skip as whitespace; closing
 //!   keywords, trivial alone, may be left out);
 //! - well-formed chunks: `1 <= start_line <= end_line <= lines`, `text == header + code`, a
@@ -29,7 +30,7 @@ use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
 
-use super::text::{char_len, is_trivial, CLOSERS};
+use super::text::{char_len, is_closer, is_trivial, CLOSERS};
 use super::{chunk_text, hash, normalize, spec_for, supports, ChunkOptions, FileChunks};
 use crate::lang::Language;
 
@@ -416,7 +417,8 @@ pub enum Failure {
 pub enum Verdict {
     /// Chunked from the tree.
     Chunked,
-    /// Out of time: chunked as plain lines, the overrun reported.
+    /// Out of time: chunked as plain lines, or from the tree without references; the overrun
+    /// reported.
     PlainLines,
     /// No chunks, and the file says why (`error`).
     Reported,
@@ -473,16 +475,74 @@ fn words(line: &str, language: Language) -> Vec<String> {
         .iter()
         .filter(|c| !c.starts_with(char::is_alphanumeric))
     {
-        line = line.replace(closer, " ");
+        line = if closer.starts_with("</") {
+            replace_ignoring_case(&line, closer)
+        } else {
+            line.replace(closer, " ")
+        };
     }
     if matches!(language, Language::Vue | Language::Svelte) {
         // A tag and the script after it on its line are in different chunks.
         line = line.replace(['<', '>'], " ");
     }
     line.split(separates)
-        .filter(|word| !word.is_empty() && !CLOSERS.contains(word))
+        .filter(|word| !word.is_empty() && !is_closer(word))
         .map(str::to_string)
         .collect()
+}
+
+/// `text` with each `needle` (ASCII), in any case, replaced by a space: a closing tag is one
+/// in any case (`is_closer`).
+fn replace_ignoring_case(text: &str, needle: &str) -> String {
+    // ASCII lowercasing keeps every byte where it was.
+    let lower = text.to_ascii_lowercase();
+    let needle = needle.to_ascii_lowercase();
+    let mut out = String::with_capacity(text.len());
+    let mut from = 0;
+    for (at, _) in lower.match_indices(&needle) {
+        out.push_str(&text[from..at]);
+        out.push(' ');
+        from = at + needle.len();
+    }
+    out.push_str(&text[from..]);
+    out
+}
+
+/// Whether `word` can be read from the chunks' code `lines` (essences) in pieces, as a word
+/// cut where chunks meet is: the end of one line, then whole lines (the middle parts of a
+/// huge line), then the start of another. Read in order of the word, not of the chunks: a
+/// class chunk lists its member summaries after the piece of a huge line that it holds, and
+/// a parse error glued to a method (`cache.`) may be in the class chunk while the method
+/// holds the rest.
+fn assembled(word: &str, lines: &[String]) -> bool {
+    let ends: Vec<usize> = word
+        .char_indices()
+        .map(|(at, _)| at)
+        .skip(1)
+        .chain([word.len()])
+        .collect();
+    // Where the second piece may start: after a first piece that ends some line.
+    let mut pending: Vec<usize> = ends
+        .iter()
+        .copied()
+        .filter(|&end| lines.iter().any(|line| line.ends_with(&word[..end])))
+        .collect();
+    let mut seen = std::collections::HashSet::new();
+    while let Some(at) = pending.pop() {
+        let rest = &word[at..];
+        if rest.is_empty() || lines.iter().any(|line| line.starts_with(rest)) {
+            return true;
+        }
+        if !seen.insert(at) {
+            continue;
+        }
+        for line in lines {
+            if !line.is_empty() && rest.starts_with(line.as_str()) {
+                pending.push(at + line.len());
+            }
+        }
+    }
+    false
 }
 
 /// Every non-trivial line of `source` in some chunk, and the chunks well-formed.
@@ -545,11 +605,18 @@ pub(crate) fn covered(file: &FileChunks, source: &str, max_chars: usize) -> Resu
             .map(|&k| essence(&file.chunks[k].code))
             .collect();
         // A word cut at a chunk boundary (a huge line split at chars) is whole in the
-        // chunks' codes read one after the other.
+        // chunks' codes read one after the other, or in pieces from their lines.
         let joined = codes.concat();
+        let code_lines: Vec<String> = chunks
+            .iter()
+            .flat_map(|&k| file.chunks[k].code.split('\n'))
+            .map(essence)
+            .filter(|line| !line.is_empty())
+            .collect();
         let missing = words(line, file.language).into_iter().find(|word| {
             !codes.iter().any(|code| code.contains(word.as_str()))
                 && !joined.contains(word.as_str())
+                && !assembled(word, &code_lines)
         });
         if let Some(word) = missing {
             return Err(format!(

@@ -129,7 +129,7 @@ use text::{collapse, Source};
 /// any language (a new grammar or chunker included). An index made under another number reads
 /// every file again on its next update and replaces the chunks that changed; a chunk whose
 /// text stayed the same keeps its vector.
-const RULES: u32 = 2;
+const RULES: u32 = 3;
 
 /// The identifier of this chunker, stored by an index with its chunks.
 pub fn version() -> String {
@@ -184,6 +184,15 @@ impl Deadline {
     fn overrun(&self) -> String {
         format!(
             "not parsed within the time budget ({:.1} s): chunked as plain lines",
+            self.budget.as_secs_f64()
+        )
+    }
+
+    /// What `syntax_errors` says about a file whose chunks came from its tree but whose
+    /// references did not fit in the time left.
+    fn references_overrun(&self) -> String {
+        format!(
+            "references not extracted within the time budget ({:.1} s)",
             self.budget.as_secs_f64()
         )
     }
@@ -651,12 +660,11 @@ fn chunk_text(
         result.syntax_errors = syntax_errors(root, &source);
     }
     result.chunks = chunker.finish();
-    // References are an extra: a file that used its time up on chunking goes without them.
-    if !deadline.passed() {
-        graph::assign(
-            &mut result.chunks,
-            graph::references(grammar, root, &text, 0),
-        );
+    // References are an extra: a file that uses its time up goes without them. They are
+    // read with the grammar that parsed the file (a `.h` header may be C++).
+    match graph::references(grammar, root, &text, 0, deadline) {
+        Some(references) => graph::assign(&mut result.chunks, references),
+        None => result.syntax_errors.push(deadline.references_overrun()),
     }
     result
 }

@@ -14,6 +14,10 @@ pub(crate) struct Context<'a> {
     pub in_class: bool,
     /// The short name of the innermost enclosing scope, if any.
     pub scope_name: Option<&'a str>,
+    /// The node whose child is being classified (`None` for a node found inside a wrapper):
+    /// `Node::parent` searches down from the root again, which costs a wide or deep tree
+    /// dearly when every child asks.
+    pub parent: Option<Node<'a>>,
 }
 
 /// One language's table.

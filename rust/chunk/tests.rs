@@ -1276,8 +1276,45 @@ fn fuzzing_findings_stay_fixed() {
             "module Store : sig\n  val add : t -> unit\nend\n\x0b\nmodule type P = sig\n  val p : int\nend\n",
             "val add",
         ),
+        // A backslash the grammar skips as a line continuation, before the root's first
+        // node, was in no chunk (Ruby, Elixir).
+        ("a.rb", Language::Ruby, "\\f=d8 ?x\n", "\\f=d8"),
+        ("a.ex", Language::Elixir, "\\\r@:,x\n", "\\"),
+        // A closing tag in another case (`</scripT>`) closes the block, as it does in HTML,
+        // and is no more code than `</script>`.
+        (
+            "a.vue",
+            Language::Vue,
+            "<script>\nlet x = 1;\n</scripT>\n<template><p/></template>\n",
+            "let x",
+        ),
+        // A member cut short (`cache.`): the `.` is a parse error after the method, in the
+        // class chunk; the word is read across the two.
+        (
+            "a.scala",
+            Language::Scala,
+            "class S {\n  def evict(id: String): Unit = cache.\n",
+            "cache",
+        ),
     ];
-    for (path, language, source, word) in cases {
+    // Runs of comment openers (`/*/*/`: a comment, `*`, a comment, ...) on one huge line
+    // inside an object or a component's script: its parts are cut at chars, and the last
+    // piece starts the method after it, whose summary the class chunk lists after its part.
+    let openers = "/*".repeat(400);
+    let object = format!(
+        "export default {{\n  methods: {{\n    load() {{ x(); }},\n    r{openers}emove: function (id) {{\n      y(id);\n    }},\n  }},\n}};\n"
+    );
+    let component = format!("<script>\n{object}</script>\n");
+    let cases: Vec<(&str, Language, &str, &str)> = cases
+        .iter()
+        .copied()
+        .chain([
+            ("a.js", Language::JavaScript, object.as_str(), "emove"),
+            ("a.ts", Language::TypeScript, object.as_str(), "emove"),
+            ("a.vue", Language::Vue, component.as_str(), "emove"),
+        ])
+        .collect();
+    for (path, language, source, word) in &cases {
         for max_chars in [3500, 120] {
             let options = ChunkOptions {
                 max_chars,
@@ -1361,4 +1398,115 @@ fn deep_type_arguments_no_longer_overflow_the_stack() {
         .unwrap();
     assert!(file.error.is_none());
     assert!(!file.chunks.is_empty());
+}
+
+/// Found by the long fuzzing run: F# with an 80 KB line of `{` parses in a tenth of a second
+/// into one node of 80,000 children, over which the references query took 20 s (tree-sitter
+/// looks at every later sibling of each node it visits). The query stops at the deadline;
+/// the file keeps its chunks and says that its references are missing.
+#[test]
+fn a_references_query_out_of_time_stops_at_the_budget() {
+    let source = format!("namespace {}\n", "{".repeat(80_000));
+    // The fuzzing run's budget: the parse takes a tenth of it.
+    let options = ChunkOptions {
+        max_chars: 600,
+        time_budget: Duration::from_secs(2),
+    };
+    let started = Instant::now();
+    let file = chunk_source("wide.fs", Language::FSharp, &source, &options);
+    let elapsed = started.elapsed();
+    // Loose: a busy machine must not fail it; the hang it guards against took 20 s.
+    assert!(elapsed < Duration::from_secs(10), "{elapsed:?}");
+    assert!(file.error.is_none());
+    assert!(!file.chunks.is_empty());
+    assert!(
+        file.syntax_errors
+            .contains(&"references not extracted within the time budget (2.0 s)".to_string()),
+        "{:?}",
+        file.syntax_errors
+    );
+    assert!(file.chunks.iter().all(|chunk| chunk.references.is_empty()));
+}
+
+/// Found by the long fuzzing run: Java with 8,000 `let x = ` on one line parses into a tree
+/// 8,000 deep, and looking up each reference's parent from the root took seconds. One walk
+/// finds them all now: the references fit in the budget.
+#[test]
+fn references_in_a_deep_tree_take_linear_time() {
+    let source = format!(
+        "class A {{\n  void f() {{\n    int y = {}1;\n    g(y);\n  }}\n}}\n",
+        "let x = ".repeat(8_000)
+    );
+    let options = ChunkOptions {
+        max_chars: 600,
+        time_budget: Duration::from_secs(5),
+    };
+    let file = chunk_source("Deep.java", Language::Java, &source, &options);
+    assert!(
+        !file.syntax_errors.iter().any(|e| e.contains("time budget")),
+        "{:?}",
+        file.syntax_errors
+    );
+    assert!(file
+        .chunks
+        .iter()
+        .any(|chunk| chunk.references.iter().any(|r| r.name == "g")));
+}
+
+/// Found by the long fuzzing run: 3,289 `{-` then as many `-}` inside a Java annotation split
+/// the parse stack, and one hundred parse operations (tree-sitter's interval between progress
+/// checks) took up to 1.7 s: the file ran 2.5 s past its budget. The vendored tree-sitter
+/// (`rust/vendor/tree-sitter/NOTICE`) checks after each operation while the stack is split.
+#[test]
+fn a_split_parse_stack_stops_at_the_budget() {
+    let source = format!(
+        "public class UserController {{\n    @GetMappi{}{}ng(\"/{{id}}\")\n    public User get(String id) {{\n        return null;\n    }}\n}}\n",
+        "{-".repeat(3_289),
+        "-}".repeat(3_289)
+    );
+    let budget = Duration::from_millis(300);
+    let options = ChunkOptions {
+        max_chars: 600,
+        time_budget: budget,
+    };
+    // The best of three, so that a busy machine does not fail it.
+    let overrun = (0..3)
+        .map(|_| {
+            let started = Instant::now();
+            let file = chunk_source("UserController.java", Language::Java, &source, &options);
+            assert!(file.syntax_errors[0].contains("time budget"));
+            super::fuzz::covered(&file, &source, 600).unwrap();
+            started.elapsed().saturating_sub(budget)
+        })
+        .min()
+        .unwrap();
+    // Loose for busy machines: without the vendored check it ran 2.5 s past.
+    assert!(
+        overrun < Duration::from_millis(1500),
+        "{overrun:?} past the budget"
+    );
+}
+
+/// Found by the long fuzzing run: a Clojure record of thousands of forms on one line (74 KB)
+/// took 16 s, every form reading the record's forms from the start to learn whether it came
+/// before the first method. It reads at most a few dozen now: 10,000 forms took 25.7 s and
+/// fit well within the budget.
+#[test]
+fn a_record_of_many_forms_is_chunked_in_linear_time() {
+    let source = format!(
+        "(ns a)\n(defrecord R {}[a b]\n  P\n  (m [this] a))\n",
+        "x ".repeat(10_000)
+    );
+    let options = ChunkOptions {
+        max_chars: 600,
+        time_budget: Duration::from_secs(5),
+    };
+    let file = chunk_source("r.clj", Language::Clojure, &source, &options);
+    assert!(
+        !file.syntax_errors.iter().any(|e| e.contains("time budget")),
+        "{:?}",
+        file.syntax_errors
+    );
+    assert!(file.chunks.iter().any(|chunk| chunk.symbol == "m"));
+    super::fuzz::covered(&file, &source, 600).unwrap();
 }

@@ -180,6 +180,14 @@ pub(crate) const CLOSERS: &[&str] = &[
     "</script>",
 ];
 
+/// Whether `word` is one of `CLOSERS`; a closing tag in any case (`</SCRIPT>`), as HTML
+/// reads it and as components find it (`component.rs`).
+pub(crate) fn is_closer(word: &str) -> bool {
+    CLOSERS.iter().any(|closer| {
+        *closer == word || (closer.starts_with("</") && closer.eq_ignore_ascii_case(word))
+    })
+}
+
 /// Whether `text` holds nothing worth a chunk: only brackets, separators and closing
 /// keywords, each line perhaps followed by a comment (`}  // namespace x`, `end # Foo`).
 pub(crate) fn is_trivial(text: &str, comment: &str) -> bool {
@@ -194,7 +202,7 @@ pub(crate) fn is_trivial(text: &str, comment: &str) -> bool {
         };
         code.split(|c: char| c.is_whitespace() || "{}()[];,:".contains(c))
             .filter(|word| !word.is_empty())
-            .all(|word| CLOSERS.contains(&word))
+            .all(is_closer)
     })
 }
 
@@ -230,6 +238,8 @@ mod tests {
         assert!(is_trivial("  });\nend", "#"));
         assert!(is_trivial("}  // namespace x", "//"));
         assert!(is_trivial("#endif /* TEST */", "//"));
+        assert!(is_trivial("</scrIpt>", "//"));
+        assert!(!is_trivial("END", "#"));
         assert!(!is_trivial("// a comment", "//"));
         assert!(!is_trivial("x = 1", "//"));
         assert_eq!(char_len("héllo"), 5);

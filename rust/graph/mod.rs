@@ -17,11 +17,14 @@
 //! not to its class chunk). Names are taken as written: resolving them to definitions, with
 //! their ambiguity, is the Python layer's job (`sharc.graph`).
 
+use std::ops::ControlFlow;
 use std::sync::OnceLock;
 
-use tree_sitter::{Node, Query, QueryCursor, StreamingIterator};
+use tree_sitter::{
+    Node, Query, QueryCursor, QueryCursorOptions, QueryCursorState, StreamingIterator,
+};
 
-use crate::chunk::Chunk;
+use crate::chunk::{Chunk, Deadline};
 use crate::lang::Language;
 
 /// A name a chunk refers to.
@@ -166,16 +169,23 @@ fn query(language: Language) -> Option<&'static Query> {
 }
 
 /// The references in the tree under `root`, sorted and without duplicates. `line_offset` is
-/// added to every line (a component's script block starts partway into its file).
+/// added to every line (a component's script block starts partway into its file). `None`
+/// when `deadline` passes first: the query's cost grows with the tree's shape (tree-sitter
+/// looks at every later sibling of each node it visits, so a node with 80,000 children
+/// costs 80,000² steps), and a hostile file must not spend more than its budget here.
 pub(crate) fn references(
     language: Language,
     root: Node,
     text: &str,
     line_offset: u32,
-) -> Vec<Reference> {
+    deadline: Deadline,
+) -> Option<Vec<Reference>> {
     let Some(query) = query(language) else {
-        return Vec::new();
+        return Some(Vec::new());
     };
+    if deadline.passed() {
+        return None;
+    }
     let name_index = query.capture_index_for_name("name");
     let receiver_index = query.capture_index_for_name("receiver");
     let kinds: Vec<Option<&'static str>> = query
@@ -186,8 +196,22 @@ pub(crate) fn references(
     let mut cursor = QueryCursor::new();
     // Deeply nested hostile input must not make a query run forever.
     cursor.set_match_limit(4096);
-    let mut found = Vec::new();
-    let mut matches = cursor.matches(query, root, text.as_bytes());
+    let mut out_of_time = false;
+    let mut progress = |_: &QueryCursorState| {
+        if deadline.passed() {
+            out_of_time = true;
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    };
+    let mut matches = cursor.matches_with_options(
+        query,
+        root,
+        text.as_bytes(),
+        QueryCursorOptions::new().progress_callback(&mut progress),
+    );
+    let mut candidates: Vec<Candidate> = Vec::new();
     while let Some(found_match) = matches.next() {
         let kind = found_match
             .captures()
@@ -200,29 +224,51 @@ pub(crate) fn references(
         let (Some(kind), Some(name)) = (kind, name) else {
             continue;
         };
-        if kind == "type" && names_definition(name.node) {
+        let receiver = found_match
+            .captures()
+            .iter()
+            .find(|capture| Some(capture.index) == receiver_index)
+            .map(|capture| capture.node.byte_range());
+        candidates.push(Candidate {
+            kind,
+            node: name.node,
+            receiver,
+        });
+    }
+    drop(matches);
+    if out_of_time {
+        return None;
+    }
+    // What the filters below ask of a name's surroundings, found in one pass over the tree.
+    let needs = |candidate: &Candidate| {
+        candidate.kind == "type"
+            || language == Language::Elixir
+            || language == Language::Erlang
+            || (candidate.kind == "call" && candidate.receiver.is_none())
+    };
+    let around = Surroundings::of(root, candidates.iter().filter(|c| needs(c)).map(|c| c.node));
+    let mut found = Vec::new();
+    for candidate in &candidates {
+        let (kind, node) = (candidate.kind, candidate.node);
+        if kind == "type" && names_definition(node, &around) {
             continue;
         }
-        if language == Language::Elixir && elixir_definition(name.node, text) {
+        if language == Language::Elixir && elixir_definition(node, text, &around) {
             continue;
         }
-        let Some(written) = text.get(name.node.byte_range()) else {
+        let Some(written) = text.get(node.byte_range()) else {
             continue;
         };
-        if let Some(mut reference) = reference(kind, written, name.node, line_offset) {
+        if let Some(mut reference) = reference(kind, written, node, line_offset) {
             if language == Language::Erlang && kind == "call" {
-                if let Some(arity) = erlang_arity(name.node, text) {
+                if let Some(arity) = erlang_arity(around.ancestor(node, 0), text) {
                     reference.name = format!("{}/{arity}", reference.name);
                 }
             }
-            let receiver = found_match
-                .captures()
-                .iter()
-                .find(|capture| Some(capture.index) == receiver_index)
-                .and_then(|capture| text.get(capture.node.byte_range()));
+            let receiver = candidate.receiver.clone().and_then(|range| text.get(range));
             if let Some(receiver) = receiver {
                 reference.qualifier = receiver_label(receiver);
-            } else if kind == "call" && reached_through_token(name.node) {
+            } else if kind == "call" && reached_through_token(node, &around) {
                 // A call inside a macro's token tree: `self.next()` is tokens, not a field
                 // expression, but still a call through a receiver.
                 reference.qualifier = "…".to_string();
@@ -235,21 +281,122 @@ pub(crate) fn references(
     }
     // One reference per name and line, of the strongest kind: `implements Foo` is an
     // inheritance, not also a type mention.
-    // A call matched with and without its receiver keeps the receiver.
+    // A call matched with and without its receiver keeps the receiver. Compared field by
+    // field: a key tuple would clone each name twice per comparison.
     found.sort_by(|a, b| {
-        let key = |r: &Reference| (r.line, r.name.clone(), rank(r.kind), r.qualifier.is_empty());
-        key(a)
-            .cmp(&key(b))
+        a.line
+            .cmp(&b.line)
+            .then_with(|| a.name.cmp(&b.name))
+            .then_with(|| rank(a.kind).cmp(&rank(b.kind)))
+            .then_with(|| a.qualifier.is_empty().cmp(&b.qualifier.is_empty()))
             .then_with(|| a.qualifier.cmp(&b.qualifier))
     });
     found.dedup_by(|later, kept| later.line == kept.line && later.name == kept.name);
-    found
+    Some(found)
 }
 
-/// The arity of the Erlang call or `fun f/N` whose function name is `node`: Erlang names a
-/// function by both (`parse/1`), and so do its chunks.
-fn erlang_arity(node: Node, text: &str) -> Option<usize> {
-    let parent = node.parent()?;
+/// A query match kept for the filters: its edge kind, its `@name` node, and where its
+/// `@receiver` is written.
+struct Candidate<'t> {
+    kind: &'static str,
+    node: Node<'t>,
+    receiver: Option<std::ops::Range<usize>>,
+}
+
+/// How many ancestors the filters look at (Elixir's `def` head is four levels up).
+const ANCESTORS: usize = 4;
+
+/// The ancestors (nearest first) and previous sibling of some nodes, found in one walk of
+/// the tree. `Node::parent` and `Node::prev_sibling` descend from the root again on each
+/// call, which is quadratic in a deep tree: 8,000 nested `let x =` took seconds.
+struct Surroundings<'t> {
+    /// The nodes asked about, as `(start byte, id)`, sorted.
+    wanted: Vec<(usize, usize)>,
+    /// For each of `wanted`: its ancestors, nearest first, and its previous sibling.
+    found: Vec<([Option<Node<'t>>; ANCESTORS], Option<Node<'t>>)>,
+}
+
+impl<'t> Surroundings<'t> {
+    /// Walk `root`'s tree once, entering only subtrees that hold one of `nodes`.
+    fn of(root: Node<'t>, nodes: impl Iterator<Item = Node<'t>>) -> Surroundings<'t> {
+        let mut wanted: Vec<(usize, usize)> =
+            nodes.map(|node| (node.start_byte(), node.id())).collect();
+        wanted.sort_unstable();
+        wanted.dedup();
+        let mut found = vec![([None; ANCESTORS], None); wanted.len()];
+        let mut left = wanted.len();
+        let mut cursor = root.walk();
+        let mut ancestors: Vec<Node<'t>> = Vec::new();
+        let mut current = root;
+        let mut previous: Option<Node<'t>> = None;
+        'walk: while left > 0 {
+            // The first wanted node starting at or after `current`: `current` itself, one
+            // under it, or none (then its subtree is skipped).
+            let start = current.start_byte();
+            let first = wanted.partition_point(|&(at, _)| at < start);
+            let mut holds = false;
+            for (index, &(at, id)) in wanted.iter().enumerate().skip(first) {
+                if at != start {
+                    holds |= at <= current.end_byte();
+                    break;
+                }
+                holds = true;
+                if id == current.id() {
+                    let mut above = [None; ANCESTORS];
+                    for (slot, ancestor) in above.iter_mut().zip(ancestors.iter().rev()) {
+                        *slot = Some(*ancestor);
+                    }
+                    found[index] = (above, previous);
+                    left -= 1;
+                }
+            }
+            if holds && cursor.goto_first_child() {
+                ancestors.push(current);
+                previous = None;
+                current = cursor.node();
+                continue;
+            }
+            loop {
+                if cursor.goto_next_sibling() {
+                    previous = Some(current);
+                    current = cursor.node();
+                    break;
+                }
+                if !cursor.goto_parent() {
+                    break 'walk;
+                }
+                // Its next sibling, if any, follows it: `previous` is set then.
+                current = ancestors.pop().unwrap_or(root);
+            }
+        }
+        Surroundings { wanted, found }
+    }
+
+    fn of_node(
+        &self,
+        node: Node<'t>,
+    ) -> Option<&([Option<Node<'t>>; ANCESTORS], Option<Node<'t>>)> {
+        let index = self
+            .wanted
+            .binary_search(&(node.start_byte(), node.id()))
+            .ok()?;
+        self.found.get(index)
+    }
+
+    /// The `level`-th ancestor of `node` (0: its parent).
+    fn ancestor(&self, node: Node<'t>, level: usize) -> Option<Node<'t>> {
+        self.of_node(node)?.0.get(level).copied().flatten()
+    }
+
+    fn previous_sibling(&self, node: Node<'t>) -> Option<Node<'t>> {
+        self.of_node(node)?.1
+    }
+}
+
+/// The arity of the Erlang call or `fun f/N` whose function name's parent is `parent`:
+/// Erlang names a function by both (`parse/1`), and so do its chunks.
+fn erlang_arity(parent: Option<Node>, text: &str) -> Option<usize> {
+    let parent = parent?;
     match parent.kind() {
         "call" => Some(parent.child_by_field_name("args").map_or(0, |args| {
             args.named_children(&mut args.walk())
@@ -275,8 +422,8 @@ fn rank(kind: &str) -> usize {
 
 /// Whether `node` is the name a definition introduces (`type Server struct`), not a use
 /// (`Promise` in `Promise<T>` is also a `name` field, of a `generic_type`).
-fn names_definition(node: Node) -> bool {
-    let Some(parent) = node.parent() else {
+fn names_definition(node: Node, around: &Surroundings) -> bool {
+    let Some(parent) = around.ancestor(node, 0) else {
         return false;
     };
     let is_name = parent
@@ -330,21 +477,23 @@ const ELIXIR_FORMS: &[&str] = &[
 /// Elixir's `def name(args) do` is a call of `def` whose first argument is a call of `name`:
 /// that head (with or without a `when` guard) defines `name`, it does not call it; and the
 /// `def` itself is no call either.
-fn elixir_definition(node: Node, text: &str) -> bool {
+fn elixir_definition(node: Node, text: &str, around: &Surroundings) -> bool {
     let written = |node: Node| text.get(node.byte_range()).unwrap_or("");
     if ELIXIR_DEFINERS.contains(&written(node)) || ELIXIR_FORMS.contains(&written(node)) {
         return true;
     }
-    let Some(head) = node.parent().filter(|head| head.kind() == "call") else {
+    // The ancestors above `node`: the head call, perhaps a `when`, the arguments, the definer.
+    let ancestor = |level: usize| around.ancestor(node, level);
+    if ancestor(0).is_none_or(|head| head.kind() != "call") {
         return false;
-    };
-    let mut above = head.parent();
-    if above.is_some_and(|node| node.kind() == "binary_operator") {
-        above = above.and_then(|node| node.parent());
     }
-    above
+    let mut level = 1;
+    if ancestor(level).is_some_and(|node| node.kind() == "binary_operator") {
+        level += 1;
+    }
+    ancestor(level)
         .filter(|node| node.kind() == "arguments")
-        .and_then(|arguments| arguments.parent())
+        .and_then(|_| ancestor(level + 1))
         .filter(|node| node.kind() == "call")
         .and_then(|definer| definer.child_by_field_name("target"))
         .is_some_and(|target| ELIXIR_DEFINERS.contains(&written(target)))
@@ -378,8 +527,9 @@ fn reference(kind: &'static str, written: &str, node: Node, line_offset: u32) ->
 }
 
 /// Whether `node` comes right after a `.`, `->` or `::` token.
-fn reached_through_token(node: Node) -> bool {
-    node.prev_sibling()
+fn reached_through_token(node: Node, around: &Surroundings) -> bool {
+    around
+        .previous_sibling(node)
         .is_some_and(|previous| matches!(previous.kind(), "." | "->" | "::"))
 }
 
