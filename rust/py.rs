@@ -209,6 +209,8 @@ pub struct FileChunks {
     content_hash: String,
     chunks: Vec<Chunk>,
     syntax_errors: Vec<String>,
+    /// The file ran out of its time budget; one of `syntax_errors` says so.
+    out_of_time: bool,
     error: Option<String>,
     skipped: Option<String>,
 }
@@ -296,6 +298,7 @@ fn convert_chunks(file: chunk::FileChunks) -> FileChunks {
         path: file.path,
         language,
         content_hash: file.content_hash,
+        out_of_time: file.out_of_time(),
         syntax_errors: file.syntax_errors,
         error: file.error,
         skipped: file.skipped,

@@ -92,6 +92,9 @@ class FileChunks:
     content_hash: str
     chunks: list[Chunk]
     syntax_errors: list[str]
+    out_of_time: bool
+    """The file ran out of its time budget (chunked as plain lines, or without references):
+    one of `syntax_errors` says so, and is no syntax error."""
     error: str | None
     """Why the file could not be chunked (unreadable, or the chunker failed on it)."""
     skipped: str | None

@@ -526,10 +526,11 @@ class LiveIndex:
         if not parsed or len(parsed) > GUARD_MAX_FILES:
             return frozenset()
         results = _core.chunk_files(os.fspath(self.root), [(f.path, f.language) for f in parsed])
+        # A file out of its time budget is no half-typed edit: it is indexed as it is.
         return frozenset(
             f.path
             for f, chunked in zip(parsed, results, strict=True)
-            if chunked.syntax_errors and not chunked.error
+            if not chunked.error and not chunked.out_of_time and chunked.syntax_errors
         )
 
     # -- progress shared between processes -------------------------------------------------

@@ -183,7 +183,7 @@ impl Deadline {
     /// What `syntax_errors` says about a file chunked as plain lines for lack of time.
     fn overrun(&self) -> String {
         format!(
-            "not parsed within the time budget ({:.1} s): chunked as plain lines",
+            "not parsed {OUT_OF_TIME} ({:.1} s): chunked as plain lines",
             self.budget.as_secs_f64()
         )
     }
@@ -192,11 +192,14 @@ impl Deadline {
     /// references did not fit in the time left.
     fn references_overrun(&self) -> String {
         format!(
-            "references not extracted within the time budget ({:.1} s)",
+            "references not extracted {OUT_OF_TIME} ({:.1} s)",
             self.budget.as_secs_f64()
         )
     }
 }
+
+/// The words that mark a time-budget note among `syntax_errors` (one per file at most).
+const OUT_OF_TIME: &str = "within the time budget";
 
 /// Why a parse gave no tree.
 #[derive(Debug)]
@@ -256,6 +259,14 @@ pub struct FileChunks {
 }
 
 impl FileChunks {
+    /// Whether the file ran out of its time budget (chunked as plain lines, or without
+    /// references): one of its `syntax_errors` says so, and is no syntax error.
+    pub fn out_of_time(&self) -> bool {
+        self.syntax_errors
+            .iter()
+            .any(|note| note.contains(OUT_OF_TIME))
+    }
+
     fn empty(path: &str, language: Language, content_hash: String) -> FileChunks {
         FileChunks {
             path: path.to_string(),

@@ -1426,6 +1426,15 @@ fn a_references_query_out_of_time_stops_at_the_budget() {
         file.syntax_errors
     );
     assert!(file.chunks.iter().all(|chunk| chunk.references.is_empty()));
+    assert!(file.out_of_time());
+    // A file with syntax errors alone did not run out of time.
+    let broken = chunk_source(
+        "Broken.fs",
+        Language::FSharp,
+        "let f x =\n  (x +\n",
+        &options,
+    );
+    assert!(!broken.syntax_errors.is_empty() && !broken.out_of_time());
 }
 
 /// Found by the long fuzzing run: Java with 8,000 `let x = ` on one line parses into a tree
