@@ -273,6 +273,7 @@ fn walk_tree(
 }
 
 fn convert_chunks(file: chunk::FileChunks) -> FileChunks {
+    let out_of_time = file.out_of_time();
     let language = file.language.name().to_string();
     let tier = file.language.tier().number();
     FileChunks {
@@ -298,7 +299,7 @@ fn convert_chunks(file: chunk::FileChunks) -> FileChunks {
         path: file.path,
         language,
         content_hash: file.content_hash,
-        out_of_time: file.out_of_time(),
+        out_of_time,
         syntax_errors: file.syntax_errors,
         error: file.error,
         skipped: file.skipped,
