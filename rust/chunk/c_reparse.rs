@@ -14,8 +14,10 @@
 //! the same length and the text is parsed again; the new tree is kept only when it has fewer
 //! errors. After `class` or a parameter list the macro becomes spaces; leading a declaration
 //! it becomes `inline` (padded), a specifier the declaration may carry, so the declaration
-//! still starts where the macro does and its chunk keeps it. The chunker slices chunk text from the original source,
-//! so every chunk shows the file as written.
+//! still starts where the macro does and its chunk keeps it. The chunker slices chunk text
+//! from the original source, so every chunk shows the file as written.
+
+use std::ops::ControlFlow;
 
 use tree_sitter::{Node, Tree};
 
@@ -238,27 +240,14 @@ fn is_macro_name(word: &str) -> bool {
 /// How broken a tree is: the bytes under ERROR nodes, and one for each MISSING node.
 fn error_weight(root: Node) -> usize {
     let mut weight = 0;
-    let mut cursor = root.walk();
-    'walk: loop {
-        let node = cursor.node();
-        let descend = if node.is_error() {
-            weight += node.end_byte() - node.start_byte();
-            false
-        } else if node.is_missing() {
-            weight += 1;
-            false
+    super::for_each_error(root, |node| {
+        weight += if node.is_error() {
+            node.end_byte() - node.start_byte()
         } else {
-            node.has_error()
+            1
         };
-        if descend && cursor.goto_first_child() {
-            continue;
-        }
-        while !cursor.goto_next_sibling() {
-            if !cursor.goto_parent() {
-                break 'walk;
-            }
-        }
-    }
+        ControlFlow::Continue(())
+    });
     weight
 }
 

@@ -700,22 +700,35 @@ fn chunk_plain(
 /// At most this many syntax errors are reported per file.
 const MAX_ERRORS: usize = 20;
 
-/// ERROR and MISSING nodes, found by descending only into subtrees that hold errors.
+/// ERROR and MISSING nodes as messages, at most `MAX_ERRORS`.
 fn syntax_errors(root: Node, source: &Source) -> Vec<String> {
     let mut errors = Vec::new();
+    for_each_error(root, |node| {
+        let line = source.line_of(node.start_byte()) + 1;
+        errors.push(if node.is_missing() {
+            format!("line {line}: missing `{}`", node.kind())
+        } else {
+            let near = collapse(source.slice(node.start_byte(), node.end_byte()), 40);
+            format!("line {line}: syntax error near `{near}`")
+        });
+        if errors.len() >= MAX_ERRORS {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    });
+    errors
+}
+
+/// Call `visit` on each ERROR and MISSING node of `root`'s tree, in order, descending only
+/// into subtrees that hold errors, until it breaks.
+pub(crate) fn for_each_error(root: Node, mut visit: impl FnMut(Node) -> ControlFlow<()>) {
     let mut cursor = root.walk();
     'walk: loop {
         let node = cursor.node();
         let descend = if node.is_error() || node.is_missing() {
-            let line = source.line_of(node.start_byte()) + 1;
-            errors.push(if node.is_missing() {
-                format!("line {line}: missing `{}`", node.kind())
-            } else {
-                let near = collapse(source.slice(node.start_byte(), node.end_byte()), 40);
-                format!("line {line}: syntax error near `{near}`")
-            });
-            if errors.len() >= MAX_ERRORS {
-                break;
+            if visit(node).is_break() {
+                return;
             }
             false
         } else {
@@ -730,5 +743,4 @@ fn syntax_errors(root: Node, source: &Source) -> Vec<String> {
             }
         }
     }
-    errors
 }
