@@ -682,6 +682,12 @@ def test_definitions_in_tests_docs_or_config_do_not_jump_ahead() -> None:
                      lambda ids: {"test": scored[1][0]}, include_tests=True).candidates[0][1] > 1
 
 
+def test_a_name_no_arm_finds_ranks_nothing() -> None:
+    # Definitions first reads every candidate of a one-name query: there may be none.
+    for query in ("App", "how is the app started"):
+        assert rank_hits(query, {KEYWORD: [], SEMANTIC: []}, lambda ids: {}, limit=10).candidates == []
+
+
 # Bounded reading: a search reads records only while an unread one could still reach its top
 
 

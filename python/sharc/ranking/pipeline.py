@@ -142,7 +142,7 @@ def _score_blocks(
     files ahead, so no unread candidate can enter the top `limit`."""
     bound = boost_bound(intent, settings) * penalty_bound(settings)
     candidates: list[Scored[C]] = []
-    block = len(fused) if top is None else READ_BLOCK
+    block = max(1, len(fused)) if top is None else READ_BLOCK
     for start in range(0, len(fused), block):
         if top is not None and start:
             threshold = _kept_score(candidates, *top)
