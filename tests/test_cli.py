@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import platform
 import subprocess
 import sys
 from pathlib import Path
@@ -101,3 +102,15 @@ def test_the_fast_model_is_offered_only_when_it_is_installed(
     for done in (0, 100):  # 10 chunks/s with a million left: hours
         offer(Progress("embedding", chunks_done=done, chunks_total=1_000_000))
     assert "hint" not in capsys.readouterr().err
+
+
+def test_the_command_limits_malloc_arenas_unless_the_environment_says(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from sharc.cli import limit_malloc_arenas
+
+    monkeypatch.setenv("MALLOC_ARENA_MAX", "4")
+    assert limit_malloc_arenas() is False
+    monkeypatch.delenv("MALLOC_ARENA_MAX")
+    if sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc":
+        assert limit_malloc_arenas() is True

@@ -676,7 +676,7 @@ def _embedded_texts(index_dir: Path) -> list[str]:
 
     manifest = Manifest(index_dir / "manifest.sqlite", writable=False)
     try:
-        records = manifest.chunks_by_key(sorted(manifest.embeddable_keys()))
+        records = manifest.chunks_by_key(sorted(manifest.embeddable_keys().tolist()))
     finally:
         manifest.close()
     texts = {record.vector_key: record.header + record.code for record in records}

@@ -163,11 +163,13 @@ class DefinitionRow(NamedTuple):
 
 
 class ChunkPlace(NamedTuple):
-    """Where a chunk is, and its key: enough to order work by file without reading code."""
+    """Where a chunk is, its key and its vector key: enough to order work by file and to find
+    copies without reading code."""
 
     path: str
     start_line: int
     key: int
+    vector_key: str
 
 
 class RemovedChunk(NamedTuple):
@@ -582,11 +584,20 @@ class Manifest:
         records.sort(key=lambda r: (r.path, r.start_line, r.key))
         return records
 
-    def places_of(self, keys: Sequence[int]) -> list[ChunkPlace]:
-        """Where the chunks of those `keys` that have one are, in path and line order."""
-        places = self._select_where("path, start_line, key", "key", keys, ChunkPlace)
-        places.sort()
-        return places
+    def places_of(self, keys: Sequence[int]) -> Iterator[ChunkPlace]:
+        """Where the chunks of those `keys` that have one are, and their vector keys, in no
+        order, streamed: a caller keeps them in the form it needs (a million rows as tuples
+        would hold hundreds of MB)."""
+        connection = self._connection()
+        for start in range(0, len(keys), 500):
+            batch = [int(key) for key in keys[start : start + 500]]
+            marks = ",".join("?" * len(batch))
+            rows = connection.execute(
+                f"SELECT path, start_line, key, vector_key FROM chunks WHERE key IN ({marks})",
+                batch,
+            )
+            for row in rows:
+                yield ChunkPlace(*row)
 
     def keys_by_vector_key(self, vector_keys: Sequence[str]) -> dict[str, list[int]]:
         """The keys of the chunks whose text (and model) gives each of `vector_keys`."""
@@ -633,15 +644,13 @@ class Manifest:
     def chunk_keys(self) -> set[int]:
         return {row[0] for row in self._connection().execute("SELECT key FROM chunks")}
 
-    def embeddable_keys(self) -> set[int]:
-        """The keys of the chunks that are to have a vector (not keyword-only by policy)."""
-        rows = self._connection().execute("SELECT key FROM chunks WHERE keyword_only IS NULL")
-        return {row[0] for row in rows}
+    def embeddable_keys(self) -> np.ndarray:
+        """The keys of the chunks that are to have a vector (not keyword-only by policy), as
+        uint64 (usearch's key type), streamed into the array."""
+        import numpy as np
 
-    def vector_keys_of(self, keys: Sequence[int]) -> list[tuple[int, str]]:
-        """`(key, vector key)` of the chunks of those `keys` that have one: chunks with the same
-        vector key (copied code) need one vector."""
-        return self._select_where("key, vector_key", "key", keys, lambda key, vk: (key, vk))
+        rows = self._connection().execute("SELECT key FROM chunks WHERE keyword_only IS NULL")
+        return np.fromiter((row[0] for row in rows), dtype=np.uint64)
 
     def keyword_only_counts(self) -> tuple[int, int]:
         """Files with chunks the policy keeps from the model, and those chunks (0, 0 for a

@@ -19,10 +19,11 @@ the vectors were in line before it, and writes only the delta file and the tombs
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from array import array
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -43,8 +44,6 @@ if TYPE_CHECKING:
     from sharc.embedding import Embedder
     from sharc.vectors import VectorStore
     from sharc.writer import EmbeddingMode, UpdateReport, VectorChanges
-
-_Located = TypeVar("_Located", ChunkRecord, ChunkPlace)
 
 EMBED_BATCH_CHUNKS = 32  # also the cancellation granularity: well under a second on 2 cores
 VECTOR_BLOCK_CHUNKS = 2000  # records read at a time while vectors are brought in line
@@ -100,14 +99,15 @@ class VectorSync:
             index_dir, self.dimension, manifest
         )
         self._save = lambda: save_compacted(index_dir, manifest, vectors)
-        truth = np.fromiter(manifest.embeddable_keys(), dtype=np.uint64)
+        truth = manifest.embeddable_keys()
         present = vectors.keys()
         missing = np.setdiff1d(truth, present)
         stale = np.setdiff1d(present, truth)
-        filled, pending = self._fill_known(missing.tolist(), retired)
+        del truth, present
+        filled, pending = self._fill_known(missing, retired)
         vectors.remove(stale)  # after the copies: a stale key's vector may serve a moved chunk
-        if pending:
-            filled |= self._embed_pending(pending)
+        if len(pending):
+            filled += self._embed_pending(pending)
         if filled or len(stale) or fold or not manifest.journals_vectors or not (
             index_dir / VECTORS
         ).exists():
@@ -137,37 +137,37 @@ class VectorSync:
         revived = manifest.remove_vector_tombstones(changes.added)
         filled, pending = self._fill_known(sorted(changes.added - revived), retired)
         delta.remove(in_delta)  # after the copies, as above
-        if pending:
-            filled |= self._embed_pending(pending)
+        if len(pending):
+            filled += self._embed_pending(pending)
         if filled or in_delta:
             self._save()
         else:
             manifest.commit()
         return state_after(
             manifest, index_dir, dimension=self.dimension,
-            embedded=state.embedded + len(filled) + len(revived) - len(dropped),
+            embedded=state.embedded + filled + len(revived) - len(dropped),
             main_vectors=state.main_vectors, delta_vectors=len(delta),
         )
 
     def _fill_known(
-        self, missing: Sequence[int], retired: Sequence[RemovedChunk]
-    ) -> tuple[set[int], list[ChunkPlace]]:
+        self, missing: Sequence[int] | np.ndarray, retired: Sequence[RemovedChunk]
+    ) -> tuple[int, Places]:
         """Give the `missing` keys the vectors that exist: from the journal (work done before a
         crash), or from `sources` where the same text has one under another key (`retired`:
-        chunks this update removed or re-keyed). Returns the keys that got one, and where the
+        chunks this update removed or re-keyed). Returns how many keys got one, and where the
         others are (for the model)."""
         manifest, vectors = self.manifest, self.vectors
         # Records are read a block at a time: memory follows the block, not the backlog.
-        places = manifest.places_of(list(missing)) if len(missing) else []
+        places = Places.of(manifest.places_of(missing))
         filled: set[int] = set()
-        for block in batches_by_file(places, VECTOR_BLOCK_CHUNKS):
-            records = manifest.chunks_by_key([place.key for place in block])
+        for block in places.blocks(VECTOR_BLOCK_CHUNKS):
+            records = manifest.chunks_by_key(block.tolist())
             keys, matrix = manifest.vectors_for(records)
             if keys:
                 vectors.upsert(np.array(keys, dtype=np.uint64), matrix)
             filled.update(keys)
             filled |= self._copy_vectors(records, retired, filled)
-        return filled, [place for place in places if place.key not in filled]
+        return len(filled), places.without(filled)
 
     def embedder(self) -> Embedder:
         """The model, loaded on first use; `ModelChanged` if its vectors go by another id."""
@@ -215,27 +215,24 @@ class VectorSync:
         self.vectors.upsert(np.array([r.key for r in targets], dtype=np.uint64), matrix[rows])
         return {r.key for r in targets}
 
-    def _embed_pending(self, pending: Sequence[ChunkPlace]) -> set[int]:
+    def _embed_pending(self, pending: Places) -> int:
         """Embed each distinct vector key of `pending` once; every chunk key that has it gets
-        the vector (returns those keys). A batch is journaled (by vector key, so for all its
-        copies) before usearch, which is saved every `VECTOR_SAVE_SECONDS` (or ten times as
-        long as its last save took, for a large index)."""
+        the vector (returns how many keys got one). A batch is journaled (by vector key, so for
+        all its copies) before usearch, which is saved every `VECTOR_SAVE_SECONDS` (or ten
+        times as long as its last save took, for a large index)."""
         manifest, result = self.manifest, self.result
-        copies = _copies_of(manifest, pending)
-        pending = [place for place in pending if place.key not in copies.followers]
+        copies = _Copies.of(pending)
+        pending = pending.without(copies.followers)
         embedder = self.embedder()
         total = len(pending)
         done = 0
-        filled: set[int] = set()
+        filled = 0
         last_save, save_every = time.monotonic(), VECTOR_SAVE_SECONDS
         self.report("embedding", chunks_done=0, chunks_total=total)
         # A distributed embedder (`sharc.distributed`) embeds many batches at once, on its
         # workers; they come back in order, and each is journaled here as a local one is.
         size = getattr(embedder, "batch_chunks", EMBED_BATCH_CHUNKS)
-        batches = (
-            manifest.chunks_by_key([place.key for place in places])
-            for places in batches_by_file(pending, size)
-        )
+        batches = (manifest.chunks_by_key(keys.tolist()) for keys in pending.blocks(size))
         remote = getattr(embedder, "embed_record_batches", None)
         if remote is not None:
             embedded = remote(batches, self.mode, self.root)
@@ -256,9 +253,9 @@ class VectorSync:
             if batch:
                 manifest.put_vectors([r.vector_key for r in batch], matrix)
                 manifest.commit()
-                keys, rows = copies.spread([r.key for r in batch])
-                self.vectors.upsert(np.array(keys, dtype=np.uint64), matrix[rows])
-                filled.update(keys)
+                keys, rows = copies.spread(np.array([r.key for r in batch], dtype=np.int64))
+                self.vectors.upsert(keys.astype(np.uint64), matrix[rows])
+                filled += len(keys)
             done += len(records)
             result.chunks_embedded += len(batch)
             self.report("embedding", chunks_done=done, chunks_total=total)
@@ -271,34 +268,93 @@ class VectorSync:
 
 
 @dataclass(frozen=True)
+class Places:
+    """Chunks waiting for a vector as arrays, a file's chunks together in line order and the
+    files in path order: a million take about 30 MB, where tuples of Python objects took
+    hundreds."""
+
+    keys: np.ndarray  # int64
+    files: np.ndarray  # int64: the same for the chunks of one file, rising with the path
+    texts: np.ndarray  # (n, 2) uint64: the 128 bits of each chunk's vector key
+
+    @classmethod
+    def of(cls, places: Iterable[ChunkPlace]) -> Places:
+        keys, lines, files, high, low = (array("q"), array("q"), array("q"), array("Q"), array("Q"))
+        ordinal_of: dict[str, int] = {}
+        for place in places:
+            keys.append(place.key)
+            lines.append(place.start_line)
+            files.append(ordinal_of.setdefault(place.path, len(ordinal_of)))
+            high.append(int(place.vector_key[:16], 16))
+            low.append(int(place.vector_key[16:32], 16))
+        # The files' ordinals in path order.
+        rank = np.empty(len(ordinal_of), dtype=np.int64)
+        rank[[ordinal_of[path] for path in sorted(ordinal_of)]] = np.arange(len(ordinal_of))
+        file_rank = rank[np.frombuffer(files, dtype=np.int64)] if len(files) else np.zeros(0, np.int64)
+        line = np.frombuffer(lines, dtype=np.int64)
+        order = np.lexsort((line, file_rank))
+        texts = np.stack([np.frombuffer(high, np.uint64), np.frombuffer(low, np.uint64)], axis=1)
+        return cls(np.frombuffer(keys, np.int64)[order], file_rank[order], texts[order])
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def without(self, keys: Collection[int] | np.ndarray) -> Places:
+        """These places less those of `keys`, in the same order."""
+        if not len(keys):
+            return self
+        drop = np.fromiter(keys, dtype=np.int64) if not isinstance(keys, np.ndarray) else keys
+        keep = ~np.isin(self.keys, drop)
+        return Places(self.keys[keep], self.files[keep], self.texts[keep])
+
+    def blocks(self, size: int) -> Iterator[np.ndarray]:
+        """The keys in blocks of at least `size` (but the last) that never split a file: late
+        chunking needs a file whole. A block ends at the first file boundary from `size` on."""
+        starts = np.flatnonzero(self.files[1:] != self.files[:-1]) + 1
+        start = 0
+        while start < len(self.keys):
+            after = np.searchsorted(starts, start + size)
+            end = int(starts[after]) if after < len(starts) else len(self.keys)
+            yield self.keys[start:end]
+            start = end
+
+
+@dataclass(frozen=True)
 class _Copies:
     """Chunks waiting for the same vector: the first of each group is embedded, the others
-    (its followers) get its vector."""
+    (its followers) get its vector. Both arrays are ordered by leader."""
 
-    followers_of: dict[int, list[int]]
-    followers: frozenset[int]
+    leaders: np.ndarray  # int64: for each follower, the key whose vector it takes
+    followers: np.ndarray  # int64
 
-    def spread(self, keys: Sequence[int]) -> tuple[list[int], list[int]]:
+    @classmethod
+    def of(cls, pending: Places) -> _Copies:
+        """The pending keys grouped by vector key (only theirs are read: the cost follows the
+        backlog, not the index); the smallest key of a group is embedded."""
+        order = np.lexsort((pending.keys, pending.texts[:, 1], pending.texts[:, 0]))
+        keys, texts = pending.keys[order], pending.texts[order]
+        first = np.ones(len(keys), dtype=bool)
+        first[1:] = np.any(texts[1:] != texts[:-1], axis=1)
+        leader = keys[first][np.cumsum(first) - 1]
+        leaders, followers = leader[~first], keys[~first]
+        by_leader = np.argsort(leaders, kind="stable")
+        return cls(leaders[by_leader], followers[by_leader])
+
+    def spread(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """`keys` and their followers, with the row of `keys` each takes its vector from."""
-        spread_keys, rows = list(keys), list(range(len(keys)))
-        for row, key in enumerate(keys):
-            for follower in self.followers_of.get(key, ()):
-                spread_keys.append(follower)
-                rows.append(row)
-        return spread_keys, rows
-
-
-def _copies_of(manifest: Manifest, pending: Sequence[ChunkPlace]) -> _Copies:
-    """The pending keys grouped by vector key (only theirs are read: the cost follows the
-    backlog, not the index); the smallest key of a group is embedded."""
-    groups: dict[str, list[int]] = {}
-    for key, vector_key in manifest.vector_keys_of([place.key for place in pending]):
-        groups.setdefault(vector_key, []).append(key)
-    followers_of = {
-        min(keys): sorted(keys)[1:] for keys in groups.values() if len(keys) > 1
-    }
-    followers = frozenset(key for keys in followers_of.values() for key in keys)
-    return _Copies(followers_of, followers)
+        rows = np.arange(len(keys))
+        first = np.searchsorted(self.leaders, keys, side="left")
+        counts = np.searchsorted(self.leaders, keys, side="right") - first
+        total = int(counts.sum())
+        if not total:
+            return keys, rows
+        # The followers of each key: `first[i]`, `first[i] + 1`, ... `counts[i]` of them.
+        offsets = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
+        found = np.repeat(first, counts) + offsets
+        return (
+            np.concatenate([keys, self.followers[found]]),
+            np.concatenate([rows, np.repeat(rows, counts)]),
+        )
 
 
 def _cancellable(
@@ -397,18 +453,6 @@ def _late_vectors(embedder: Embedder, records: Sequence[ChunkRecord], root: Path
     result[np.array(order)] = matrix
     return result
 
-
-
-def batches_by_file(records: Sequence[_Located], size: int) -> Iterator[list[_Located]]:
-    """Batches of about `size` chunks that never split one file (late chunking needs it whole)."""
-    batch: list[_Located] = []
-    for record in records:
-        if len(batch) >= size and batch[-1].path != record.path:
-            yield batch
-            batch = []
-        batch.append(record)
-    if batch:
-        yield batch
 
 
 def _file_text_for_late(root: Path, path: str) -> tuple[str, list[int]]:
