@@ -135,3 +135,25 @@ def test_compaction_that_cannot_run_reports_and_keeps_the_data(tmp_path: Path) -
     assert manifest.compact() is None
     assert manifest._connection().execute("PRAGMA auto_vacuum").fetchone() == (2,)
     manifest.close()
+
+
+def test_places_and_defining_ids_are_read_without_the_code(tmp_path: Path) -> None:
+    records = [_record(index, f"def f{index}(): pass") for index in range(1200)]
+    manifest = Manifest(tmp_path / "manifest.sqlite", writable=True)
+    manifest.put_chunks(records)
+    manifest.commit()
+    ids = [r.id for r in records]
+    # More candidates than one statement takes, and names in another case are no definition.
+    found = manifest.definitions_among(ids, ["f7", "f1100", "F8", "nope"])
+    assert sorted(found) == [
+        (ids[1100], "python", "f1100", "def f1100(): pass"),
+        (ids[7], "python", "f7", "def f7(): pass"),
+    ]
+    assert manifest.definitions_among(ids[:5], ["f7"]) == []
+    assert manifest.definitions_among(ids, []) == []
+    keys = np.array([r.key for r in records[::-1]], dtype=np.uint64)  # usearch's key type
+    places = sorted(manifest.places_of(keys))
+    assert [(p.key, p.vector_key) for p in places[:2]] == [(1000, "vk0"), (1001, "vk1")]
+    assert len(places) == 1200 and places[5].start_line == 51
+    assert sorted(manifest.embeddable_keys().tolist()) == [r.key for r in records]
+    manifest.close()

@@ -682,6 +682,28 @@ def test_definitions_in_tests_docs_or_config_do_not_jump_ahead() -> None:
                      lambda ids: {"test": scored[1][0]}, include_tests=True).candidates[0][1] > 1
 
 
+def test_a_private_definition_follows_a_public_one_of_the_same_tier() -> None:
+    scored = [
+        (Candidate("helper", "lib/protocol.ex", "connect", fqn="Protocol.connect"), 0.9),
+        (Candidate("api", "lib/protocol.ex", "connect", fqn="Protocol.connect"), 0.4),
+        (Candidate("type", "lib/conn.ex", "Connect", fqn="Connect", kind="module"), 0.95),
+    ]
+    records = {c.id: c for c, _ in scored}
+    hits = {KEYWORD: [(c.id, score) for c, score in scored]}
+
+    def ranked(query: str, private: set[str]) -> list[str]:
+        defines = lambda ids, names: {i: i in private for i in ids if records[i].symbol in names}  # noqa: E731
+        result = rank_hits(query, hits, lambda ids: {i: records[i] for i in ids}, limit=3,
+                           max_per_file=None, defines=defines)
+        return [c.id for c, _ in result.candidates[:3]]
+
+    assert ranked("connect", set()) == ["helper", "api", "type"]
+    assert ranked("connect", {"helper"}) == ["api", "helper", "type"]
+    # Privacy orders only within a tier: a qualified match stays first.
+    assert ranked("Protocol.connect", {"helper"})[:2] == ["api", "helper"]
+    assert ranked("Protocol.connect", {"api"})[:2] == ["helper", "api"]
+
+
 def test_a_name_no_arm_finds_ranks_nothing() -> None:
     # Definitions first reads every candidate of a one-name query: there may be none.
     for query in ("App", "how is the app started"):
@@ -726,6 +748,35 @@ def test_bounded_reading_gives_the_same_top_and_reads_less() -> None:
             assert bounded.candidates[:limit] == whole.candidates[:limit], (query, limit)
         if not QueryIntent.of(query).single_name:  # a name's definitions may lie anywhere
             assert sum(read_ids) < read_all  # the top one needs less than everything
+
+
+def test_a_name_whose_definitions_are_looked_up_reads_less_for_the_same_top() -> None:
+    records, keyword_hits = _many_candidates()
+    semantic_hits = [(chunk_id, score / 300) for chunk_id, score in reversed(keyword_hits)]
+    hits = {KEYWORD: keyword_hits[:100], SEMANTIC: semantic_hits[:100]}
+    read_ids: list[str] = []
+
+    def read(ids: list[str]) -> dict[str, Candidate]:
+        read_ids.extend(ids)
+        return {i: records[i] for i in ids}
+
+    def defines(ids: list[str], names: list[str]) -> dict[str, bool]:
+        return {i: False for i in ids if records[i].symbol in names}
+
+    # parse_config is defined by c150 and c240, in tests (so not lifted), helper_42 by a
+    # candidate deep in both arms, helper_299 by the keyword arm's last, the semantic arm's
+    # first.
+    for query in ("parse_config", "helper_299", "helper_42", "nothing_defines_this"):
+        whole = rank_hits(query, hits, read)
+        read_all = len(read_ids)
+        for limit in (10, 1):
+            read_ids.clear()
+            looked_up = rank_hits(query, hits, read, limit=limit, defines=defines)
+            assert looked_up.candidates[:limit] == whole.candidates[:limit], (query, limit)
+            assert len(read_ids) < read_all
+        if query == "helper_42":  # fused far down, it defines the name: it comes first
+            assert looked_up.candidates[0][0].id == "c42"
+        read_ids.clear()
 
 
 def test_bounds_cover_every_boost_and_penalty() -> None:

@@ -528,6 +528,26 @@ class Manifest:
         found.sort(key=lambda row: (row.path, row.start_line, row.chunk_id))
         return found
 
+    def definitions_among(
+        self, chunk_ids: Sequence[str], names: Sequence[str]
+    ) -> list[tuple[str, str, str, str]]:
+        """`(id, language, symbol, code)` of those of `chunk_ids` whose chunk's symbol is one
+        of `names`, exactly: a search for a name finds its definitions among its candidates
+        without reading the others' records."""
+        names = list(dict.fromkeys(names))[:400]
+        found: list[tuple[str, str, str, str]] = []
+        if not names:
+            return found
+        for batch in _batches(list(dict.fromkeys(chunk_ids)), 500):
+            rows = self._connection().execute(
+                "SELECT id, language, symbol, code FROM chunks"
+                f" WHERE id IN ({', '.join('?' * len(batch))})"
+                f" AND symbol IN ({', '.join('?' * len(names))})",
+                (*batch, *names),
+            )
+            found.extend((id_, language, symbol, _inflated(code)) for id_, language, symbol, code in rows)
+        return found
+
     def definitions_by_id(self, chunk_ids: Sequence[str]) -> list[DefinitionRow]:
         found: list[DefinitionRow] = []
         for batch in _batches(list(dict.fromkeys(chunk_ids))):
@@ -789,8 +809,15 @@ def _chunk_record(*row: object) -> ChunkRecord:
     """A `chunks` row as a record, its code inflated (`_CHUNK_COLUMNS` order)."""
     code = row[11]
     if isinstance(code, bytes):
-        row = (*row[:11], zlib.decompress(code, _DEFLATE_WBITS).decode("utf-8"), *row[12:])
+        row = (*row[:11], _inflated(code), *row[12:])
     return ChunkRecord(*row)  # type: ignore[arg-type]
+
+
+def _inflated(code: str | bytes) -> str:
+    """A `chunks.code` value as text: long bodies are stored deflated."""
+    if isinstance(code, bytes):
+        return zlib.decompress(code, _DEFLATE_WBITS).decode("utf-8")
+    return code
 
 
 def _pack_float16(vector: np.ndarray) -> bytes:

@@ -7,7 +7,7 @@ code graph links to the strongest hits, shape the list.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic
 
@@ -32,6 +32,10 @@ from sharc.ranking.shaping import definitions_first, diversify
 Arm = Callable[[str, int], list[tuple[str, float]]]
 #: Reads the records of candidate ids (missing ids are left out: deleted since).
 RecordReader = Callable[[Sequence[str]], Mapping[str, C]]
+#: `(ids, names) -> {id: private}`: those of the candidate ids whose chunk's symbol is one of
+#: the names, exactly (what the definitions-first stage lifts), each with whether it is declared
+#: private (`sharc.ranking.visibility`), without reading the candidates' records.
+DefinitionFinder = Callable[[Sequence[str], Sequence[str]], Mapping[str, bool]]
 
 
 @dataclass(frozen=True)
@@ -59,14 +63,16 @@ def rank(
     include_tests: bool | None = None,
     max_per_file: int | None = 2,
     graph: GraphFacts | None = None,
+    defines: DefinitionFinder | None = None,
 ) -> Ranking[C]:
     """Every stage in order over the candidates of `arms`; `accepts` filters records; the
-    graph neighbour stage reads `graph` (without it, the stage is off)."""
+    graph neighbour stage reads `graph` (without it, the stage is off); `defines` spares a
+    one-name query reading every candidate (see `rank_hits`)."""
     depth = candidate_depth(limit, accepts is not None)
     hits = {name: arm(query, depth) for name, arm in arms.items()}
     return rank_hits(
         query, hits, read, settings=settings, accepts=accepts, include_tests=include_tests,
-        max_per_file=max_per_file, limit=limit, graph=graph,
+        max_per_file=max_per_file, limit=limit, graph=graph, defines=defines,
     )
 
 
@@ -81,30 +87,40 @@ def rank_hits(
     max_per_file: int | None = 2,
     limit: int | None = None,
     graph: GraphFacts | None = None,
+    defines: DefinitionFinder | None = None,
 ) -> Ranking[C]:
     """The stages after the arms have answered: `hits` maps each arm to its `(id, score)`
     hits, best first (benchmarks replay stored hits through here).
 
     With a `limit`, the first `limit` candidates are exact, but the list may stop there:
     records are read in blocks, best fused score first, until no unread candidate could reach
-    the top `limit` whatever its boosts (`_score_blocks`)."""
+    the top `limit` whatever its boosts (`_score_blocks`). A query that is one name lifts the
+    candidates that define it above all others, wherever they are in the fused order: they
+    are read first when `defines` can name them, else every candidate is read."""
     kind = classify_query(query)
     answered = tuple(name for name, arm_hits in hits.items() if arm_hits)
     fused = fuse(hits, kind, settings)
     intent = QueryIntent.of(query, kind, include_tests=include_tests, fused=len(answered) > 1)
     neighbours = graph is not None and wants_neighbours(intent, settings)
+    lifts_definitions = settings.definitions_first and intent.single_name
     # Coherence, graph neighbours and the learned combination read every candidate of a file
-    # or query, and so does a search for a name's definitions: any unread candidate may be one.
+    # or query, and so does a search for a name's definitions that cannot look them up: any
+    # unread candidate may be one.
     whole = (
         limit is None
         or settings.coherence_lift > 0
         or settings.combination == "learned"
         or neighbours
-        or (settings.definitions_first and intent.single_name)
+        or (lifts_definitions and defines is None)
     )
+    definitions: Mapping[str, bool] = {}
+    if lifts_definitions and defines is not None and fused:
+        definitions = defines([chunk_id for chunk_id, _ in fused], intent.identifiers)
     candidates = _score_blocks(
         fused, read, intent, settings, accepts,
         None if whole else (limit or 1, max_per_file or len(fused) or 1),
+        first=definitions.keys(),
+        private=frozenset(chunk_id for chunk_id, private in definitions.items() if private),
     )
     if neighbours and graph is not None:
         seeds = seed_files(candidates, settings.neighbour_seeds)
@@ -130,6 +146,9 @@ def _score_blocks(
     settings: RankingSettings,
     accepts: Callable[[C], bool] | None,
     top: tuple[int, int] | None,
+    *,
+    first: Collection[str] = (),
+    private: Collection[str] = (),
 ) -> list[Scored[C]]:
     """Boosts, coherence, penalties and definitions first over the candidates of `fused`,
     read best first.
@@ -139,27 +158,46 @@ def _score_blocks(
     next fused score times the largest lift any candidate can get (`boost_bound`,
     `penalty_bound`) falls below the score of the `limit`-th candidate so far that shaping
     keeps (at most `max_per_file` per file): shaping keeps higher-scored candidates of other
-    files ahead, so no unread candidate can enter the top `limit`."""
+    files ahead, so no unread candidate can enter the top `limit`. The ids in `first` (the
+    only ones `definitions_first` may lift) are read before the others, so that bound holds
+    for every unread candidate; those in `private` are declared private."""
     bound = boost_bound(intent, settings) * penalty_bound(settings)
     candidates: list[Scored[C]] = []
+    if first:
+        defining = [pair for pair in fused if pair[0] in first]
+        candidates += _score_block(defining, read, intent, settings, accepts, private)
+        fused = [pair for pair in fused if pair[0] not in first]
     block = max(1, len(fused)) if top is None else READ_BLOCK
     for start in range(0, len(fused), block):
-        if top is not None and start:
+        if top is not None and (start or first):
             threshold = _kept_score(candidates, *top)
             if threshold is not None and fused[start][1] * bound < threshold:
                 break
-        ids = [chunk_id for chunk_id, _ in fused[start : start + block]]
-        records = read(ids)
-        fresh = [
-            (records[chunk_id], score)
-            for chunk_id, score in fused[start : start + block]
-            if chunk_id in records and (accepts is None or accepts(records[chunk_id]))
-        ]
-        fresh = apply_boosts(fresh, intent, settings)
-        fresh = apply_coherence(fresh, settings)
-        fresh = apply_penalties(fresh, intent, settings)
-        candidates += definitions_first(fresh, intent, settings)
+        candidates += _score_block(
+            fused[start : start + block], read, intent, settings, accepts, private
+        )
     return candidates
+
+
+def _score_block(
+    block: Sequence[tuple[str, float]],
+    read: RecordReader[C],
+    intent: QueryIntent,
+    settings: RankingSettings,
+    accepts: Callable[[C], bool] | None,
+    private: Collection[str],
+) -> list[Scored[C]]:
+    """The stages up to shaping over one block of fused candidates, their records read."""
+    records = read([chunk_id for chunk_id, _ in block])
+    fresh = [
+        (records[chunk_id], score)
+        for chunk_id, score in block
+        if chunk_id in records and (accepts is None or accepts(records[chunk_id]))
+    ]
+    fresh = apply_boosts(fresh, intent, settings)
+    fresh = apply_coherence(fresh, settings)
+    fresh = apply_penalties(fresh, intent, settings)
+    return definitions_first(fresh, intent, settings, private=private)
 
 
 def _kept_score(candidates: Sequence[Scored[C]], limit: int, max_per_file: int) -> float | None:

@@ -3,7 +3,7 @@ and no file filling the top."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any, TypeVar
 
 from sharc.ranking.boosts import boost_bound, definition_match, definition_tier
@@ -21,13 +21,18 @@ def score_ceiling(intent: QueryIntent, settings: RankingSettings) -> float:
 
 
 def definitions_first(
-    candidates: Sequence[Scored[C]], intent: QueryIntent, settings: RankingSettings
+    candidates: Sequence[Scored[C]],
+    intent: QueryIntent,
+    settings: RankingSettings,
+    *,
+    private: Collection[str] = (),
 ) -> list[Scored[C]]:
     """A query that is one name: each chunk that defines it rises by its `definition_tier`
     times `score_ceiling`, so definitions come first, the surest first, and the score orders
-    each tier. A section of docs or config named like it is no definition, and definitions in
-    tests, examples, generated or vendored files stay where their score puts them, unless the
-    query asks for that kind of file."""
+    each tier; within a tier, a definition whose id is in `private` (declared private) comes
+    after the others. A section of docs or config named like it is no definition, and
+    definitions in tests, examples, generated or vendored files stay where their score puts
+    them, unless the query asks for that kind of file."""
     if not (settings.definitions_first and intent.single_name):
         return list(candidates)
     step = score_ceiling(intent, settings)
@@ -39,6 +44,8 @@ def definitions_first(
             or path_penalty(chunk.path, intent, settings) < 1.0
         ):
             tier = 0
+        if tier:
+            tier = 2 * tier - (getattr(chunk, "id", None) in private)
         tiered.append((chunk, score + tier * step))
     return tiered
 

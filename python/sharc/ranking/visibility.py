@@ -1,0 +1,47 @@
+"""Whether a definition is declared private, from its declaration line: of two definitions of
+the name a query asks for, the public one is more often the one meant (`def connect` over
+`defp connect`, `pub fn parse` over `fn parse`).
+
+Only what the line says counts: a marker word before the name (`private`, `defp`, `local
+function`...), and Rust's `pub`, whose absence is private. Languages whose visibility is not on
+the line (Go's capital letters, Python's underscores give another name; Ruby's `private`
+sections, Erlang's exports are elsewhere) are never judged private.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Words that, before a definition's name on its line, make it private to its file, module or
+#: type.
+PRIVATE_MARKERS = frozenset(
+    {"private", "fileprivate", "defp", "defmacrop", "defguardp", "local", "private[this]"}
+)
+#: Languages where a definition without `pub` is private.
+PUB_LANGUAGES = frozenset({"rust", "zig"})
+
+_COMMENT_STARTS = ("#", "//", "--", "/*", "*", ";", "%", "(*", "{-", '"""', "'''", "@doc")
+
+
+def declared_private(language: str, symbol: str, code: str) -> bool:
+    """Whether the line that declares `symbol` in `code` makes it private."""
+    words = _words_before(symbol, code)
+    if words is None:
+        return False
+    if PRIVATE_MARKERS.intersection(words):
+        return True
+    return language in PUB_LANGUAGES and "pub" not in words
+
+
+def _words_before(symbol: str, code: str) -> list[str] | None:
+    """The words before `symbol` on the first line that is not a comment and names it as a
+    whole word (`pub(crate) fn` gives `pub`, `crate)`, `fn`)."""
+    if not symbol:
+        return None
+    name = re.compile(rf"(?<![\w$]){re.escape(symbol)}(?![\w$])")
+    for line in code.splitlines():
+        stripped = line.lstrip()
+        found = None if stripped.startswith(_COMMENT_STARTS) else name.search(stripped)
+        if found is not None:
+            return stripped[: found.start()].replace("(", " ").split()
+    return None
