@@ -332,6 +332,33 @@ def comparisons(runs: Sequence[RepoRun], modes: Sequence[str]) -> dict[str, Any]
     return out
 
 
+def against_baseline(result: dict[str, Any], baseline: dict[str, Any]) -> dict[str, Any]:
+    """Hybrid here minus hybrid in `baseline` (an earlier result file: another commit, the same
+    queries), per split, with paired bootstrap intervals: file NDCG@10 per category, and
+    definition at 1 over the symbol queries."""
+    out: dict[str, Any] = {"baseline_git": baseline.get("git"), "splits": {}}
+    before = baseline["queries"]
+    for split in result["splits"]:
+        shared = [
+            (query_id, entry) for query_id, entry in result["queries"].items()
+            if entry["split"] == split and query_id in before and "hybrid" in entry
+        ]
+        entry: dict[str, Any] = {}
+        for category in (None, *CATEGORIES):
+            pairs = [(now["hybrid"]["file_ndcg"], before[qid]["hybrid"]["file_ndcg"])
+                     for qid, now in shared if category is None or now["category"] == category]
+            if pairs:
+                entry[f"file_ndcg_{category or 'all'}"] = [
+                    round(x, 2) for x in metrics.paired_bootstrap(*zip(*pairs))
+                ]
+        pairs = [(now["hybrid"]["definition_at_1"], before[qid]["hybrid"]["definition_at_1"])
+                 for qid, now in shared if now["hybrid"].get("definition_at_1") is not None]
+        if pairs:
+            entry["definition_at_1"] = [round(x, 2) for x in metrics.paired_bootstrap(*zip(*pairs))]
+        out["splits"][split] = entry
+    return out
+
+
 def report(runs: Sequence[RepoRun], modes: Sequence[str]) -> dict[str, Any]:
     from benches.quality.run import git_commit, machine
 
@@ -388,6 +415,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="only check the query files")
     parser.add_argument("--rechunk", action="store_true",
                         help="chunk every file again (after a chunker change)")
+    parser.add_argument("--baseline", type=Path,
+                        help="an earlier result file: hybrid's per-query change against it")
     args = parser.parse_args(argv)
     repos = load_repos(args.split, [n for n in args.repos.split(",") if n])
     if args.check:
@@ -404,6 +433,9 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr, flush=True)
         runs.append(run)
     result = report(runs, modes)
+    if args.baseline is not None:
+        result["vs_baseline"] = against_baseline(result, json.loads(args.baseline.read_text()))
+        print(json.dumps(result["vs_baseline"]))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=1) + "\n")
     print_summary(result)
