@@ -221,11 +221,23 @@ fn language_named(name: &str) -> PyResult<Language> {
         .ok_or_else(|| PyValueError::new_err(format!("unknown language {name:?}")))
 }
 
-/// Walk `root` (or only `scope`, paths relative to it) and return `(files, skipped)`, both
-/// sorted by path.
+/// What `walk` returns: the canonical root, the files (all, or the changed ones against
+/// `known`), the skipped paths, how many known files are unchanged, the known paths not found.
+type WalkOutput = (
+    String,
+    Vec<WalkedFile>,
+    Vec<SkippedFile>,
+    usize,
+    Vec<String>,
+);
+
+/// Walk `root` (or only `scope`, paths relative to it) and return its files and skipped paths,
+/// both sorted by path. With `known` (an index's `(path, size, mtime_ns)` records), only the
+/// new and changed files are returned, with the count of unchanged ones and the known paths
+/// the walk did not find.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-#[pyo3(name = "walk", signature = (root, *, ignore_patterns=Vec::new(), custom_extensions=Vec::new(), max_file_size=1_000_000, threads=0, report_ignored=false, sniff_content=true, scope=None))]
+#[pyo3(name = "walk", signature = (root, *, ignore_patterns=Vec::new(), custom_extensions=Vec::new(), max_file_size=1_000_000, threads=0, report_ignored=false, sniff_content=true, scope=None, known=None))]
 fn walk_tree(
     py: Python<'_>,
     root: PathBuf,
@@ -236,7 +248,8 @@ fn walk_tree(
     report_ignored: bool,
     sniff_content: bool,
     scope: Option<Vec<PathBuf>>,
-) -> PyResult<(String, Vec<WalkedFile>, Vec<SkippedFile>)> {
+    known: Option<Vec<walker::KnownFile>>,
+) -> PyResult<WalkOutput> {
     let options = WalkOptions {
         ignore_patterns,
         custom_extensions,
@@ -245,12 +258,19 @@ fn walk_tree(
         report_ignored,
         sniff_content,
     };
-    let result = py.detach(|| match &scope {
-        Some(scope) => walker::walk_scope(&root, scope, &options),
-        None => walker::walk(&root, &options),
+    let (result, changes) = py.detach(|| {
+        let mut result = match &scope {
+            Some(scope) => walker::walk_scope(&root, scope, &options),
+            None => walker::walk(&root, &options),
+        }?;
+        let changes = known.map(|known| walker::changes(std::mem::take(&mut result.files), known));
+        Ok::<_, Error>((result, changes))
     })?;
-    let files = result
-        .files
+    let (files, unchanged, missing) = match changes {
+        Some(changes) => (changes.changed, changes.unchanged, changes.missing),
+        None => (result.files, 0, Vec::new()),
+    };
+    let files = files
         .into_iter()
         .map(|file| WalkedFile {
             path: file.path,
@@ -269,7 +289,13 @@ fn walk_tree(
             detail: skip.reason.to_string(),
         })
         .collect();
-    Ok((result.root.to_string_lossy().into_owned(), files, skipped))
+    Ok((
+        result.root.to_string_lossy().into_owned(),
+        files,
+        skipped,
+        unchanged,
+        missing,
+    ))
 }
 
 fn convert_chunks(file: chunk::FileChunks) -> FileChunks {

@@ -235,3 +235,22 @@ def test_chunks_made_by_another_chunker_are_remade_and_keep_their_vectors(
     assert stamp == CHUNKER_VERSION and end > start
     again = index.update()
     assert (again.files_changed, again.chunks_embedded) == (0, 0)
+
+
+def test_a_walk_against_known_records_returns_only_what_changed(tmp_path: Path) -> None:
+    for name in ("same.py", "edited.py", "new.py"):
+        (tmp_path / name).write_text(f"def {name[:-3]}():\n    return 1\n")
+    stat = {p.name: p.stat() for p in tmp_path.iterdir()}
+    known = [
+        ("same.py", stat["same.py"].st_size, stat["same.py"].st_mtime_ns),
+        ("edited.py", stat["edited.py"].st_size, stat["edited.py"].st_mtime_ns - 1),
+        ("gone.py", 10, 10),
+        ("gone/deeper.py", 10, 10),
+    ]
+    walked = sharc.walk(tmp_path, known=known)
+    assert [f.path for f in walked.files] == ["edited.py", "new.py"]
+    assert walked.unchanged == 1
+    assert walked.missing == ["gone.py", "gone/deeper.py"]
+    # Within a scope, only the records under it count.
+    scoped = sharc.walk(tmp_path, scope=["same.py"], known=known[:1])
+    assert (scoped.files, scoped.unchanged, scoped.missing) == ([], 1, [])

@@ -126,10 +126,13 @@ def walk(
     report_ignored: bool = False,
     sniff_content: bool = True,
     scope: list[str] | None = None,
-) -> tuple[str, list[WalkedFile], list[SkippedFile]]:
+    known: list[tuple[str, int, int]] | None = None,
+) -> tuple[str, list[WalkedFile], list[SkippedFile], int, list[str]]:
     """Walk `root` (or only `scope`, relative paths under it, by the same rules); return its
-    canonical path, the files to index and the skipped ones. A scope path leaving the root
-    raises ValueError."""
+    canonical path, the files to index, the skipped ones, and against `known` `(path, size,
+    mtime_ns)` records (then the files are only the new and changed ones) the count of
+    unchanged files and the known paths not found. A scope path leaving the root raises
+    ValueError."""
 
 def chunk_files(
     root: str | PathLike[str], files: list[tuple[str, str]], *, max_chars: int = 3500

@@ -347,9 +347,13 @@ class Manifest:
         """`{path: (size, mtime_ns)}` of every indexed file, or of those at or below the
         relative paths `under` (files or directories; `""` is the root): what a sync compares
         first."""
+        return {path: (size, mtime) for path, size, mtime in self.file_stat_rows(under)}
+
+    def file_stat_rows(self, under: Collection[str] | None = None) -> list[tuple[str, int, int]]:
+        """`file_stats` as `(path, size, mtime_ns)` rows, each path once: the form the walk
+        compares in Rust (`sharc.files.walk(known=...)`), read without building a dict."""
         if under is None or "" in under:
-            rows = self._connection().execute("SELECT path, size, mtime_ns FROM files")
-            return {path: (size, mtime) for path, size, mtime in rows}
+            return self._connection().execute("SELECT path, size, mtime_ns FROM files").fetchall()
         stats: dict[str, tuple[int, int]] = {}
         connection = self._connection()
         for place in under:
@@ -365,7 +369,7 @@ class Manifest:
                 for path, size, mtime in rows
                 if path == place or path.startswith(below)
             )
-        return stats
+        return [(path, size, mtime) for path, (size, mtime) in stats.items()]
 
     def file(self, path: str) -> FileRecord | None:
         row = self._connection().execute(

@@ -283,23 +283,21 @@ class IndexWriter:
                 keyword.store()  # a search arriving now finds a keyword index
             self._reconcile_keyword(manifest, keyword)
             report("walking")
-            walked = self._walk(resolved, scope)
+            walked = self._walk(resolved, scope, manifest)
             result.skipped = [(s.path, s.detail) for s in walked.skipped]
             retired, changes = self._sync_chunks(
-                manifest, keyword, walked.files, resolved, model_id, result, report,
-                is_cancelled, hold, scope,
+                manifest, keyword, walked, resolved, model_id, result, report, is_cancelled,
+                hold,
             )
             if self._fill_references or self._rechunk:
                 manifest.mark_references_complete()
                 manifest.mark_chunks_current()
                 manifest.commit()
-            files_total = len(walked.files)
+            files_total = len(walked.files) + walked.unchanged
             report("keyword", files_done=files_total, files_total=files_total)
             if embed:
-                whole_tree = walked if scope is None else None
                 self._sync_vectors(
-                    manifest, keyword,
-                    lambda: (whole_tree or self._walk(resolved, None)).files,
+                    manifest, keyword, lambda: self._walk(resolved, None, manifest),
                     resolved, model_id, dimension, state, changes, retired, result, report,
                     is_cancelled, hold, compact=compact,
                 )
@@ -315,7 +313,9 @@ class IndexWriter:
 
     # -- settings remembered by the index --------------------------------------------------
 
-    def _walk(self, resolved: _Resolved, scope: list[str] | None) -> WalkResult:
+    def _walk(self, resolved: _Resolved, scope: list[str] | None, manifest: Manifest) -> WalkResult:
+        """The files of the tree (or of `scope`) measured against the manifest's records: the
+        new and changed ones, the count of unchanged ones, the recorded paths gone."""
         return walk(
             self.root,
             ignore_patterns=resolved.walk.ignore_patterns,
@@ -323,6 +323,7 @@ class IndexWriter:
             max_file_size=resolved.walk.max_file_size,
             sniff_content=False,
             scope=scope,
+            known=manifest.file_stat_rows(scope),
         )
 
     def _resolve(self, manifest: Manifest) -> _Resolved:
@@ -416,34 +417,28 @@ class IndexWriter:
         self,
         manifest: Manifest,
         keyword: _KeywordWriter,
-        files: Sequence[WalkedFile],
+        walked: WalkResult,
         resolved: _Resolved,
         model_id: str,
         result: UpdateReport,
         report: Callable[..., None],
         is_cancelled: CancelCheck,
         hold: frozenset[str],
-        scope: list[str] | None = None,
     ) -> tuple[list[RemovedChunk], VectorChanges]:
         """Chunk what changed and commit it, with the keyword index, a step at a time.
 
-        `files` are the walk's, of the whole tree or of `scope` only (then indexed files
-        outside it are neither compared nor deleted).
+        `walked` is a walk measured against the manifest (`_walk`), of the whole tree or of a
+        scope (then indexed files outside it are neither compared nor deleted): its new and
+        changed files are chunked, its missing ones deleted, but those in `hold`.
 
         Returns the chunks removed, and the old keys of chunks that stay under a new key
         (their text changed): the vectors of both may serve chunks with the same text; and
         the keys that gained or lost the need for a vector. Memory stays bounded by a batch
         of files (and the keys changed), not the tree.
         """
-        known = manifest.file_stats(scope)
-        on_disk = {f.path: f for f in files}
-        to_chunk = []
-        for path, walked in on_disk.items():
-            if path not in hold and known.get(path) != (walked.size, walked.mtime_ns):
-                to_chunk.append(walked)
-            else:
-                result.files_unchanged += 1
-        deleted = sorted(set(known) - set(on_disk) - hold)
+        to_chunk = [f for f in walked.files if f.path not in hold]
+        result.files_unchanged += walked.unchanged + len(walked.files) - len(to_chunk)
+        deleted = [path for path in walked.missing if path not in hold]
         step = _Step(manifest, keyword)
         retired: list[RemovedChunk] = []
         changes = VectorChanges()
@@ -600,7 +595,7 @@ class IndexWriter:
         self,
         manifest: Manifest,
         keyword: _KeywordWriter,
-        all_files: Callable[[], Sequence[WalkedFile]],
+        walk_all: Callable[[], WalkResult],
         resolved: _Resolved,
         model_id: str,
         dimension: int,
@@ -651,7 +646,7 @@ class IndexWriter:
             self._save_settings(manifest, resolved, model_id, embed=True)
             # Its counts would repeat the first pass's; its failures are those of the first.
             retired, _ = self._sync_chunks(
-                manifest, keyword, all_files(), resolved, model_id, UpdateReport(), report,
+                manifest, keyword, walk_all(), resolved, model_id, UpdateReport(), report,
                 is_cancelled, hold,
             )
             sync = self._vector_sync(

@@ -23,6 +23,7 @@
 //! is left out, so no content is listed twice.
 
 mod blocks;
+mod changes;
 mod filter;
 mod options;
 mod report;
@@ -34,6 +35,7 @@ mod traversal;
 mod tests;
 
 pub use blocks::sniff;
+pub use changes::{changes, Changes, KnownFile};
 pub use filter::Filter;
 pub use options::{WalkOptions, DEFAULT_MAX_FILE_SIZE};
 pub use report::{SkipReason, SkippedFile, Walk, WalkedFile};
