@@ -272,6 +272,13 @@ def test_weights_lean_by_kind() -> None:
         ("getting started guide", False, True, False),
         ("database settings in yaml", False, False, True),
         ("getUserById", False, False, False),
+        ("unit test setup", True, False, False),
+        ("which test files cover parsing", True, False, False),
+        ("fail a slow test by running it on another thread", True, False, False),
+        # A test framework's own words: a singular test or spec modifying the next word.
+        ("deterministic ordering of test methods", False, False, False),
+        ("test run flow from the command line", False, False, False),
+        ("emit source for each spec type", False, False, False),
     ],
 )
 def test_intent_detectors(query: str, tests: bool, docs: bool, config: bool) -> None:

@@ -109,9 +109,42 @@ _CONFIG_WORDS = frozenset(
 )
 
 
+#: After `test` or `spec`, words that keep it the thing asked for ("test files for the
+#: parser", "the spec covering"), besides stopwords ("a test of", "the test that"); any other
+#: word makes it a modifier.
+_TEST_HEADS = frozenset(
+    "file files suite suites covering cover covers coverage helper helpers util utils data"
+    " double doubles".split()
+)
+#: Before `test`, words that name a kind of test: "unit test setup" asks for tests.
+_TEST_KINDS = frozenset("unit integration e2e end regression snapshot smoke acceptance".split())
+
+
 def wants_tests(query: str) -> bool:
-    """The query asks about tests: test, spec, fixture, mock..."""
-    return not _TEST_WORDS.isdisjoint(_words(query))
+    """The query asks about tests: test, spec, fixture, mock, or an identifier made of them
+    (`test_login`). A singular `test` or `spec` that modifies the word after it ("ordering
+    of test methods", "test run flow", "spec type") names the domain, as in a test framework's
+    own code, and asks for no test files."""
+    words = query.split()
+    plain = [word.lower().strip(".,;:?!()'\"") for word in words]
+    for position, (word, lower) in enumerate(zip(words, plain)):
+        if lower.isalpha() and lower == word.lower():
+            if lower not in _TEST_WORDS:
+                continue
+            following = plain[position + 1] if position + 1 < len(plain) else ""
+            before = plain[position - 1] if position else ""
+            modifies = (
+                lower in ("test", "spec")
+                and following.isalpha()
+                and following not in _TEST_HEADS
+                and following not in STOPWORDS
+                and before not in _TEST_KINDS
+            )
+            if not modifies:
+                return True
+        elif not _TEST_WORDS.isdisjoint(_words(word)):
+            return True
+    return False
 
 
 def wants_docs(query: str) -> bool:
