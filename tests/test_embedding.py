@@ -478,12 +478,3 @@ def test_import_loads_no_runtime() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
     )
     assert output.stdout.strip() == ""
-
-
-def test_one_query_runs_on_its_own_session_with_the_same_vector(embedder: Embedder) -> None:
-    queries = ["how are command line options parsed", "TaskStore"]
-    together = embedder.embed_queries(queries)
-    alone = np.vstack([embedder.embed_queries([query]) for query in queries])
-    assert embedder._single_session is not None  # made by the first single query
-    assert embedder._single_session.get_session_options().intra_op_num_threads == 1
-    np.testing.assert_allclose(alone, together, atol=1e-6)

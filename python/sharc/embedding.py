@@ -30,8 +30,7 @@ import hashlib
 import logging
 import math
 import os
-import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -146,7 +145,6 @@ class Embedder:
         batch_tokens: int | None = None,
         precision: str | None = None,
         io_binding: bool | None = None,
-        single_session: Callable[[], InferenceSession] | None = None,
     ) -> None:
         from tokenizers import Tokenizer
 
@@ -165,11 +163,6 @@ class Embedder:
         """The graph's number format: ``int8`` (the CPU copy), ``fp16`` (the GPU copy) or
         ``fp32``. fp16 vectors share the fp32 model id (cosine >= 0.99999 to fp32)."""
         self._session = session
-        # One text (a search's query) is a few dozen tokens: on a CPU, a session of one thread
-        # runs it faster than the shared pool, whose threads cost more to wake than they save.
-        self._make_single_session = single_session
-        self._single_session: InferenceSession | None = None
-        self._single_lock = threading.Lock()
         providers = session.get_providers()
         self.device = "cuda" if providers and providers[0] == "CUDAExecutionProvider" else "cpu"
         self.io_binding = self.device == "cuda" if io_binding is None else io_binding
@@ -222,9 +215,7 @@ class Embedder:
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         """One row per query, query prefix applied."""
-        texts = _text_list(texts)
-        session = self._session_for_one() if len(texts) == 1 else None
-        return self._embed_texts(texts, self.query_prefix, session)
+        return self._embed_texts(texts, self.query_prefix)
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         """Tokens in each text, without prefix, special tokens or truncation."""
@@ -232,9 +223,7 @@ class Embedder:
         encodings = self._tokenizer.encode_batch(texts, add_special_tokens=False)
         return [len(encoding.ids) for encoding in encodings]
 
-    def _embed_texts(
-        self, texts: Sequence[str], prefix: str, session: InferenceSession | None = None
-    ) -> np.ndarray:
+    def _embed_texts(self, texts: Sequence[str], prefix: str) -> np.ndarray:
         texts = _text_list(texts)
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         if not texts:
@@ -242,18 +231,8 @@ class Embedder:
         # encode_batch tokenizes in parallel (Rust, GIL released) before the encoder starts.
         encodings = self._truncating.encode_batch([prefix + text for text in texts])
         for rows, ids, mask in self._batches([encoding.ids for encoding in encodings]):
-            out[rows] = self._run_pooled(ids, mask, session)
+            out[rows] = self._run_pooled(ids, mask)
         return normalize(out)
-
-    def _session_for_one(self) -> InferenceSession | None:
-        """The one-thread session for a single short text, made on first use (None: there
-        is none, and the shared session runs it)."""
-        if self._make_single_session is None:
-            return None
-        with self._single_lock:
-            if self._single_session is None:
-                self._single_session = self._make_single_session()
-            return self._single_session
 
     # -- late chunking -------------------------------------------------------------------
 
@@ -351,11 +330,9 @@ class Embedder:
             yield rows, ids, mask
             begin = end
 
-    def _run(
-        self, ids: np.ndarray, mask: np.ndarray, session: InferenceSession | None = None
-    ) -> np.ndarray:
+    def _run(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The token vectors [rows, length, dimension]."""
-        hidden = self._outputs([self._output], ids, mask, session)[0]
+        hidden = self._outputs([self._output], ids, mask)[0]
         if hidden.ndim != 3 or hidden.shape[-1] != self.dimension:
             raise ModelError(
                 f"{self.model_path}: output {self._output!r} has shape {hidden.shape}; expected"
@@ -363,22 +340,14 @@ class Embedder:
             )
         return hidden.astype(np.float32, copy=False)
 
-    def _run_pooled(
-        self, ids: np.ndarray, mask: np.ndarray, session: InferenceSession | None = None
-    ) -> np.ndarray:
+    def _run_pooled(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """One pooled row per sequence: inside the graph when it pools (normalised there), else
-        on the host from the token vectors (`session`: another session of the same graph)."""
+        on the host from the token vectors."""
         if self._pooled is None:
-            return _pool(self._run(ids, mask, session), mask, self.config.pooling)
-        return self._outputs([self._pooled], ids, mask, session)[0].astype(np.float32, copy=False)
+            return _pool(self._run(ids, mask), mask, self.config.pooling)
+        return self._outputs([self._pooled], ids, mask)[0].astype(np.float32, copy=False)
 
-    def _outputs(
-        self,
-        names: list[str],
-        ids: np.ndarray,
-        mask: np.ndarray,
-        session: InferenceSession | None = None,
-    ) -> list[np.ndarray]:
+    def _outputs(self, names: list[str], ids: np.ndarray, mask: np.ndarray) -> list[np.ndarray]:
         feed: dict[str, np.ndarray] = {"input_ids": ids}
         if "attention_mask" in self._inputs:
             feed["attention_mask"] = mask
@@ -388,8 +357,6 @@ class Embedder:
             feed["position_ids"] = np.broadcast_to(
                 np.arange(ids.shape[1], dtype=ids.dtype), ids.shape
             ).copy()
-        if session is not None:
-            return list(session.run(names, feed))
         if self._runner is not None:
             return self._runner.run(names, feed)
         return list(self._session.run(names, feed))
@@ -595,11 +562,6 @@ def load_embedder(
         batch_tokens=batch_tokens,
         precision=chosen_precision,
         io_binding=io_binding,
-        single_session=(
-            (lambda: _create_session(model_path, None, chosen, 1))
-            if not on_gpu and threads != 1 and model_path.is_file()
-            else None
-        ),
     )
 
 
