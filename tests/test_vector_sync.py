@@ -58,3 +58,10 @@ def test_nothing_pending() -> None:
     copies = _Copies.of(places)
     keys, rows = copies.spread(np.array([5], dtype=np.int64))
     assert keys.tolist() == [5] and rows.tolist() == [0]
+
+
+def test_vector_keys_of_another_form_are_grouped_by_digest() -> None:
+    keys = ((1, "vk0"), (2, "vk0"), (3, "VK0"))
+    odd = [ChunkPlace("x.py", line, line, key) for line, key in keys]
+    copies = _Copies.of(Places.of(odd))
+    assert copies.followers.tolist() == [2] and copies.leaders.tolist() == [1]

@@ -18,6 +18,7 @@ the vectors were in line before it, and writes only the delta file and the tombs
 
 from __future__ import annotations
 
+import hashlib
 import time
 from array import array
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
@@ -285,8 +286,9 @@ class Places:
             keys.append(place.key)
             lines.append(place.start_line)
             files.append(ordinal_of.setdefault(place.path, len(ordinal_of)))
-            high.append(int(place.vector_key[:16], 16))
-            low.append(int(place.vector_key[16:32], 16))
+            first, second = _bits_of(place.vector_key)
+            high.append(first)
+            low.append(second)
         # The files' ordinals in path order.
         rank = np.empty(len(ordinal_of), dtype=np.int64)
         rank[[ordinal_of[path] for path in sorted(ordinal_of)]] = np.arange(len(ordinal_of))
@@ -317,6 +319,17 @@ class Places:
             end = int(starts[after]) if after < len(starts) else len(self.keys)
             yield self.keys[start:end]
             start = end
+
+
+_HEX_DIGITS = frozenset("0123456789abcdef")
+
+
+def _bits_of(vector_key: str) -> tuple[int, int]:
+    """A vector key's 128 bits as two 64-bit halves: the key itself when it is the 32 hex
+    digits sharc writes, else a digest of it (equal keys give equal halves either way)."""
+    if len(vector_key) != 32 or not _HEX_DIGITS.issuperset(vector_key):
+        vector_key = hashlib.blake2b(vector_key.encode(), digest_size=16).hexdigest()
+    return int(vector_key[:16], 16), int(vector_key[16:], 16)
 
 
 @dataclass(frozen=True)
