@@ -546,7 +546,9 @@ class Manifest:
             rows = self._connection().execute(
                 "SELECT id, language, symbol, code FROM chunks"
                 f" WHERE id IN ({', '.join('?' * len(batch))})"
-                f" AND symbol IN ({', '.join('?' * len(names))})",
+                # `+`: look the candidates up by id; by symbol, a common name (`__init__`)
+                # would walk every chunk that defines it.
+                f" AND +symbol IN ({', '.join('?' * len(names))})",
                 (*batch, *names),
             )
             found.extend((id_, language, symbol, _inflated(code)) for id_, language, symbol, code in rows)
