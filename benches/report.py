@@ -87,7 +87,9 @@ REPO_CAVEAT = (
     "The test third is not fully blind for one repository: rbenv's commands are scripts"
     " without an extension, which sharc did not index until a walk fix (scripts are now"
     " classified by their `#!` line) found by reading rbenv's failures; no ranking setting"
-    " was tuned on test."
+    " was tuned on test. The list of test's definition-at-1 misses was read once (a session"
+    " note), and one mechanism it named, public definitions before private ones, was built"
+    " later from a dev miss (`defp` in postgrex); its test gain is not fully independent."
 )
 REPO_MODE_LABELS = {
     "hybrid": "hybrid (default)",
