@@ -6,8 +6,9 @@ use std::collections::HashMap;
 
 use super::report::WalkedFile;
 
-/// A file an index recorded: its path (relative, `/`-separated), size and modification time.
-pub type KnownFile = (String, u64, i64);
+/// A file an index recorded: its path (relative, `/`-separated), size and modification time
+/// (signed, as SQLite keeps them: a damaged record compares unequal, it does not fail).
+pub type KnownFile = (String, i64, i64);
 
 /// The walk's files against the recorded ones.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -23,20 +24,27 @@ pub struct Changes {
 /// Split `files` into changed and unchanged against `known`, and list the known paths no file
 /// of the walk has.
 pub fn changes(files: Vec<WalkedFile>, known: Vec<KnownFile>) -> Changes {
-    let mut recorded: HashMap<String, (u64, i64)> = known
+    let mut recorded: HashMap<String, (i64, i64)> = known
         .into_iter()
         .map(|(path, size, mtime_ns)| (path, (size, mtime_ns)))
         .collect();
     let mut result = Changes::default();
     for file in files {
         match recorded.remove(&file.path) {
-            Some(stat) if stat == (file.size, file.mtime_ns) => result.unchanged += 1,
+            Some(stat) if stat == (recorded_size(file.size), file.mtime_ns) => {
+                result.unchanged += 1
+            }
             _ => result.changed.push(file),
         }
     }
     result.missing = recorded.into_keys().collect();
     result.missing.sort_unstable();
     result
+}
+
+/// A walked size as the records keep it (no real file reaches `i64::MAX` bytes).
+fn recorded_size(size: u64) -> i64 {
+    i64::try_from(size).unwrap_or(i64::MAX)
 }
 
 #[cfg(test)]
@@ -57,6 +65,7 @@ mod tests {
     #[test]
     fn changed_new_unchanged_and_missing() {
         let files = vec![
+            file("damaged.py", 5, 5),
             file("a.py", 10, 5),
             file("b.py", 10, 6),
             file("c.py", 11, 5),
@@ -68,10 +77,11 @@ mod tests {
             ("c.py".to_string(), 10, 5),
             ("gone/z.py".to_string(), 3, 3),
             ("gone/y.py".to_string(), 3, 3),
+            ("damaged.py".to_string(), -5, 5),
         ];
         let result = changes(files, known);
         let changed: Vec<&str> = result.changed.iter().map(|f| f.path.as_str()).collect();
-        assert_eq!(changed, ["b.py", "c.py", "new.py"]);
+        assert_eq!(changed, ["damaged.py", "b.py", "c.py", "new.py"]);
         assert_eq!(result.unchanged, 1);
         assert_eq!(result.missing, ["gone/y.py", "gone/z.py"]);
     }
