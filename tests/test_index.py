@@ -419,3 +419,23 @@ def test_an_index_from_before_the_journal_is_upgraded_without_the_model(
     stats = index.stats()
     assert stats.embedded_chunks == stats.chunks
     assert _top(index, "hash a password with a salt") == "hash_password"
+
+
+def test_a_public_definition_comes_before_a_private_one_of_the_same_name(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    (root / "lib").mkdir(parents=True)
+    # The private helper is longer and says `connect` more often: BM25 prefers it.
+    (root / "lib" / "protocol.ex").write_text(
+        "defmodule Protocol do\n"
+        "  def connect(opts) do\n    connect(opts[:host], opts[:port], opts)\n  end\n\n"
+        "  def close(socket), do: :gen_tcp.close(socket)\n\n"
+        "  defp connect(host, port, opts) do\n"
+        "    # connect, then connect again when the first connect fails\n"
+        "    :gen_tcp.connect(host, port, opts)\n  end\nend\n"
+    )
+    index = sharc.Index.open(root, index_dir=tmp_path / "index")
+    index.update(embed=False)
+    hits = index.search("connect", mode="keyword", limit=2)
+    assert [hit.start_line for hit in hits] == [1, 8]
+    assert index.search("Protocol.connect", mode="keyword", limit=1)[0].start_line == 1
+    index.close()

@@ -77,7 +77,7 @@ if TYPE_CHECKING:
     from sharc.graph import Edge, Graph
     from sharc.keyword import KeywordStore
     from sharc.ranking.graph import GraphFacts
-    from sharc.ranking.pipeline import Arm, DefinitionFinder
+    from sharc.ranking.pipeline import Arm
     from sharc.ranking.settings import RankingSettings
     from sharc.vector_segments import SegmentedVectors
 
@@ -450,6 +450,7 @@ class Index(AsyncIndexMethods):
         `graph`, the top `GRAPH_HITS` results carry `called_by` and `calls` (`sharc.graph`).
         """
         from sharc import ranking
+        from sharc.ranking.visibility import definition_finder
 
         if limit < 1:
             raise ValueError("limit must be at least 1")
@@ -476,7 +477,7 @@ class Index(AsyncIndexMethods):
             accepts=(lambda r: filters.accepts(r.path, r.language)) if filters.active else None,
             include_tests=include_tests, max_per_file=max_per_file,
             graph=_graph_facts(manifest, self.ranking_settings),
-            defines=_definition_finder(manifest),
+            defines=definition_finder(manifest),
         )
         top = ranked.candidates[:limit]
         records = manifest.chunks_by_id([candidate.id for candidate, _ in top])
@@ -586,19 +587,6 @@ class Index(AsyncIndexMethods):
 
 
 # -- helpers -------------------------------------------------------------------------------
-
-
-def _definition_finder(manifest: Manifest) -> DefinitionFinder:
-    """The candidates that define a name, each with whether it is declared private."""
-    from sharc.ranking.visibility import declared_private
-
-    def defines(chunk_ids: Sequence[str], names: Sequence[str]) -> dict[str, bool]:
-        return {
-            chunk_id: declared_private(language, symbol, code)
-            for chunk_id, language, symbol, code in manifest.definitions_among(chunk_ids, names)
-        }
-
-    return defines
 
 
 def _graph_facts(manifest: Manifest, settings: RankingSettings) -> GraphFacts | None:

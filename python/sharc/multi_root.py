@@ -124,6 +124,7 @@ def _search(
             (lambda r: filters.accepts(_unmarked(r.path), r.language)) if filters.active else None
         ),
         include_tests=include_tests, max_per_file=max_per_file,
+        defines=_definition_finder(manifests),
     )
     top = ranked.candidates[:limit]
     wanted: dict[int, list[str]] = {}
@@ -229,6 +230,28 @@ def _record_reader(
         return records
 
     return read
+
+
+def _definition_finder(
+    manifests: list[Manifest],
+) -> Callable[[Sequence[str], Sequence[str]], dict[str, bool]]:
+    """Ranking's definition finder over every index, on tagged ids."""
+    from sharc.ranking.visibility import definition_finder
+
+    finders = [definition_finder(manifest) for manifest in manifests]
+
+    def defines(ids: Sequence[str], names: Sequence[str]) -> dict[str, bool]:
+        by_index: dict[int, list[str]] = {}
+        for tagged in ids:
+            number, chunk_id = _untagged(tagged)
+            by_index.setdefault(number, []).append(chunk_id)
+        return {
+            _tagged(number, chunk_id): private
+            for number, chunk_ids in by_index.items()
+            for chunk_id, private in finders[number](chunk_ids, names).items()
+        }
+
+    return defines
 
 
 def _tagged(number: int, chunk_id: str) -> str:

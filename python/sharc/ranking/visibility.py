@@ -11,6 +11,31 @@ sections, Erlang's exports are elsewhere) are never judged private.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+
+class DefinitionSource(Protocol):
+    """What a definition finder reads: the manifest (`sharc.manifest.Manifest`)."""
+
+    def definitions_among(
+        self, chunk_ids: Sequence[str], names: Sequence[str]
+    ) -> list[tuple[str, str, str, str]]: ...
+
+
+def definition_finder(
+    source: DefinitionSource,
+) -> Callable[[Sequence[str], Sequence[str]], dict[str, bool]]:
+    """The ranking's `DefinitionFinder` over a manifest: the candidates that define a name,
+    each with whether it is declared private."""
+
+    def defines(chunk_ids: Sequence[str], names: Sequence[str]) -> dict[str, bool]:
+        return {
+            chunk_id: declared_private(language, symbol, code)
+            for chunk_id, language, symbol, code in source.definitions_among(chunk_ids, names)
+        }
+
+    return defines
 
 #: Words that, before a definition's name on its line, make it private to its file, module or
 #: type.
