@@ -439,3 +439,20 @@ def test_a_public_definition_comes_before_a_private_one_of_the_same_name(tmp_pat
     assert [hit.start_line for hit in hits] == [1, 8]
     assert index.search("Protocol.connect", mode="keyword", limit=1)[0].start_line == 1
     index.close()
+
+
+def test_a_ruby_instance_method_query_finds_the_instance_method(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    (root / "lib").mkdir(parents=True)
+    (root / "lib" / "client.rb").write_text(
+        "class Client\n"
+        "  def push(item)\n    raw_push(item)\n  end\n\n"
+        "  class << self\n"
+        "    def push(item)\n      new.push(item).push(item)\n    end\n  end\nend\n"
+    )
+    index = sharc.Index.open(root, index_dir=tmp_path / "index")
+    index.update(embed=False)
+    # BM25 prefers the class method (it says push more often); `#` names the instance method.
+    assert index.search("Client.push", mode="keyword", limit=1)[0].start_line == 7
+    assert index.search("Client#push", mode="keyword", limit=1)[0].start_line == 2
+    index.close()

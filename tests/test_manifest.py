@@ -145,9 +145,10 @@ def test_places_and_defining_ids_are_read_without_the_code(tmp_path: Path) -> No
     ids = [r.id for r in records]
     # More candidates than one statement takes, and names in another case are no definition.
     found = manifest.definitions_among(ids, ["f7", "f1100", "F8", "nope"])
+    header = "# Context: module (src/mod.py)\n"
     assert sorted(found) == [
-        (ids[1100], "python", "f1100", "def f1100(): pass"),
-        (ids[7], "python", "f7", "def f7(): pass"),
+        (ids[1100], "python", "f1100", header, "def f1100(): pass"),
+        (ids[7], "python", "f7", header, "def f7(): pass"),
     ]
     assert manifest.definitions_among(ids[:5], ["f7"]) == []
     assert manifest.definitions_among(ids, []) == []

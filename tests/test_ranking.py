@@ -50,6 +50,7 @@ from sharc.ranking.graph import (
 )
 from sharc.ranking.learned import FEATURES, LinearWeights, features
 from sharc.ranking.penalties import apply_penalties, penalty_bound, penalty_factor
+from sharc.ranking.visibility import DefinitionFacts
 
 
 @dataclass(frozen=True)
@@ -699,7 +700,9 @@ def test_a_private_definition_follows_a_public_one_of_the_same_tier() -> None:
     hits = {KEYWORD: [(c.id, score) for c, score in scored]}
 
     def ranked(query: str, private: set[str]) -> list[str]:
-        defines = lambda ids, names: {i: i in private for i in ids if records[i].symbol in names}  # noqa: E731
+        defines = lambda ids, names: {  # noqa: E731
+            i: DefinitionFacts(private=i in private) for i in ids if records[i].symbol in names
+        }
         result = rank_hits(query, hits, lambda ids: {i: records[i] for i in ids}, limit=3,
                            max_per_file=None, defines=defines)
         return [c.id for c, _ in result.candidates[:3]]
@@ -767,8 +770,8 @@ def test_a_name_whose_definitions_are_looked_up_reads_less_for_the_same_top() ->
         read_ids.extend(ids)
         return {i: records[i] for i in ids}
 
-    def defines(ids: list[str], names: list[str]) -> dict[str, bool]:
-        return {i: False for i in ids if records[i].symbol in names}
+    def defines(ids: list[str], names: list[str]) -> dict[str, DefinitionFacts]:
+        return {i: DefinitionFacts() for i in ids if records[i].symbol in names}
 
     # parse_config is defined by c150 and c240, in tests (so not lifted), helper_42 by a
     # candidate deep in both arms, helper_299 by the keyword arm's last, the semantic arm's

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from sharc.ranking.visibility import declared_private
+from sharc.ranking.query import QueryIntent
+from sharc.ranking.visibility import class_level, declared_private
 
 PRIVATE = [
     ("elixir", "connect", "@doc false\ndefp connect(host, port) do\n  :ok\nend"),
@@ -38,3 +39,30 @@ def test_private_declarations(language: str, symbol: str, code: str) -> None:
 @pytest.mark.parametrize(("language", "symbol", "code"), PUBLIC)
 def test_public_or_unknown_declarations(language: str, symbol: str, code: str) -> None:
     assert not declared_private(language, symbol, code)
+
+
+@pytest.mark.parametrize(
+    ("header", "code", "expected"),
+    [
+        ("# Context: class Client (c.rb)\n", "def self.push(item)\n  new.push(item)\nend", True),
+        ("# Context: class << self > class Client (c.rb)\n", "def push(item)\nend", True),
+        ("# Context: class Client (c.rb)\n", "# push it\ndef push(item)\nend", False),
+    ],
+)
+def test_ruby_class_methods(header: str, code: str, expected: bool) -> None:
+    assert class_level("ruby", "push", header, code) is expected
+    assert class_level("python", "push", header, code) is False
+
+
+@pytest.mark.parametrize(
+    ("query", "instance"),
+    [
+        ("Sidekiq::Client#push", True),
+        ("Client#valid?", True),
+        ("Client.push", False),
+        ("Sidekiq::Client", False),
+        ("#push", False),
+    ],
+)
+def test_a_hash_before_the_last_part_names_an_instance_method(query: str, instance: bool) -> None:
+    assert QueryIntent.of(query).instance_member is instance

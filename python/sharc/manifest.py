@@ -534,24 +534,27 @@ class Manifest:
 
     def definitions_among(
         self, chunk_ids: Sequence[str], names: Sequence[str]
-    ) -> list[tuple[str, str, str, str]]:
-        """`(id, language, symbol, code)` of those of `chunk_ids` whose chunk's symbol is one
-        of `names`, exactly: a search for a name finds its definitions among its candidates
-        without reading the others' records."""
+    ) -> list[tuple[str, str, str, str, str]]:
+        """`(id, language, symbol, header, code)` of those of `chunk_ids` whose chunk's symbol
+        is one of `names`, exactly: a search for a name finds its definitions among its
+        candidates without reading the others' records."""
         names = list(dict.fromkeys(names))[:400]
-        found: list[tuple[str, str, str, str]] = []
+        found: list[tuple[str, str, str, str, str]] = []
         if not names:
             return found
         for batch in _batches(list(dict.fromkeys(chunk_ids)), 500):
             rows = self._connection().execute(
-                "SELECT id, language, symbol, code FROM chunks"
+                "SELECT id, language, symbol, header, code FROM chunks"
                 f" WHERE id IN ({', '.join('?' * len(batch))})"
                 # `+`: look the candidates up by id; by symbol, a common name (`__init__`)
                 # would walk every chunk that defines it.
                 f" AND +symbol IN ({', '.join('?' * len(names))})",
                 (*batch, *names),
             )
-            found.extend((id_, language, symbol, _inflated(code)) for id_, language, symbol, code in rows)
+            found.extend(
+                (id_, language, symbol, header, _inflated(code))
+                for id_, language, symbol, header, code in rows
+            )
         return found
 
     def definitions_by_id(self, chunk_ids: Sequence[str]) -> list[DefinitionRow]:

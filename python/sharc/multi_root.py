@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
     from sharc.manifest import Manifest, RankRecord
     from sharc.ranking.pipeline import Arm
+    from sharc.ranking.visibility import DefinitionFacts
     from sharc.vector_segments import SegmentedVectors
 
 #: Ranking keys files by path (file coherence, results per file) and reads words and the test,
@@ -234,21 +235,21 @@ def _record_reader(
 
 def _definition_finder(
     manifests: list[Manifest],
-) -> Callable[[Sequence[str], Sequence[str]], dict[str, bool]]:
+) -> Callable[[Sequence[str], Sequence[str]], dict[str, DefinitionFacts]]:
     """Ranking's definition finder over every index, on tagged ids."""
     from sharc.ranking.visibility import definition_finder
 
     finders = [definition_finder(manifest) for manifest in manifests]
 
-    def defines(ids: Sequence[str], names: Sequence[str]) -> dict[str, bool]:
+    def defines(ids: Sequence[str], names: Sequence[str]) -> dict[str, DefinitionFacts]:
         by_index: dict[int, list[str]] = {}
         for tagged in ids:
             number, chunk_id = _untagged(tagged)
             by_index.setdefault(number, []).append(chunk_id)
         return {
-            _tagged(number, chunk_id): private
+            _tagged(number, chunk_id): facts
             for number, chunk_ids in by_index.items()
-            for chunk_id, private in finders[number](chunk_ids, names).items()
+            for chunk_id, facts in finders[number](chunk_ids, names).items()
         }
 
     return defines

@@ -281,8 +281,10 @@ impl<'s, 't> Chunker<'s, 't> {
                     .last()
                     .is_some_and(|last| self.adjacent(*last, child));
             if let Role::Marker(marker) = role {
-                // The marker and what precedes it open the new scope.
+                // The marker and what precedes it open the new scope. Inside a class (Ruby's
+                // `class << self`) its members are still the class's, summarised in its chunk.
                 frame = self.push_frame(base, marker.name, marker.label, marker.class_like);
+                self.frames[frame].builder = self.frames[base].builder;
                 self.flush_leading(&mut leading, &mut items, frame);
                 items.push(self.plain(child, frame));
                 continue;

@@ -1,9 +1,12 @@
 //! Ruby: classes are class-like (`initialize` is the constructor), modules are namespaces,
-//! `def` and `def self.` methods are chunks.
+//! `def` and `def self.` methods are chunks. The methods of a class's `class << self` block
+//! are the class's, in a scope of their own whose context says `class << self`: Ruby's
+//! `Client#push` (an instance method) is then told from `Client.push` (a class method), which
+//! share a name.
 
 use tree_sitter::Node;
 
-use super::spec::{name_of, Container, Context, Role, Spec, Symbol};
+use super::spec::{name_of, Container, Context, Marker, Role, Spec, Symbol};
 use super::text::Source;
 
 pub(crate) static SPEC: Spec = Spec {
@@ -35,6 +38,20 @@ fn classify<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {
             Symbol::role(kind, name, body())
         }
         "singleton_method" => Symbol::role("method", name_of(node, source), body()),
+        // In a class only: a module's `class << self` holds its functions, no instance
+        // methods to tell them from, and a scope there would cut its loose code in pieces.
+        "self"
+            if context.in_class
+                && context
+                    .parent
+                    .is_some_and(|p| p.kind() == "singleton_class") =>
+        {
+            Role::Marker(Marker {
+                name: String::new(),
+                label: "class << self".to_string(),
+                class_like: true,
+            })
+        }
         "singleton_class" | "body_statement" | "ERROR" => Role::Transparent,
         _ => Role::Code,
     }

@@ -1519,3 +1519,37 @@ fn a_record_of_many_forms_is_chunked_in_linear_time() {
     assert!(file.chunks.iter().any(|chunk| chunk.symbol == "m"));
     super::fuzz::covered(&file, &source, 600).unwrap();
 }
+
+#[test]
+fn a_class_methods_in_class_self_have_their_own_scope() {
+    let ruby = "class Client\n  def push(item)\n    raw(item)\n  end\n\n  class << self\n    def push(item)\n      new.push(item)\n    end\n  end\nend\n";
+    let file = chunk_source("client.rb", Language::Ruby, ruby, &ChunkOptions::default());
+    assert_well_formed(&file, ruby, 3500);
+    let pushes: Vec<(u32, &str, &str)> = file
+        .chunks
+        .iter()
+        .filter(|c| c.symbol == "push")
+        .map(|c| (c.start_line, c.fqn.as_str(), c.header.as_str()))
+        .collect();
+    assert_eq!(pushes.len(), 2, "{pushes:?}");
+    // The same qualified name; the context tells them apart.
+    assert_eq!((pushes[0].1, pushes[1].1), ("Client.push", "Client.push"));
+    assert!(
+        pushes[0].2.starts_with("# Context: class Client"),
+        "{pushes:?}"
+    );
+    assert!(
+        pushes[1]
+            .2
+            .starts_with("# Context: class << self > class Client"),
+        "{pushes:?}"
+    );
+    // The class chunk still summarises both.
+    let class = file.chunks.iter().find(|c| c.kind == "class").unwrap();
+    assert_eq!(
+        class.code.matches("def push(item)").count(),
+        2,
+        "{}",
+        class.code
+    );
+}

@@ -27,15 +27,16 @@ from sharc.ranking.query import QueryIntent, QueryKind, classify_query
 from sharc.ranking.records import C, Scored
 from sharc.ranking.settings import DEFAULT_SETTINGS, RankingSettings
 from sharc.ranking.shaping import definitions_first, diversify
+from sharc.ranking.visibility import DefinitionFacts
 
 #: An arm: `(query, depth) -> [(chunk id, score)]`, best first.
 Arm = Callable[[str, int], list[tuple[str, float]]]
 #: Reads the records of candidate ids (missing ids are left out: deleted since).
 RecordReader = Callable[[Sequence[str]], Mapping[str, C]]
-#: `(ids, names) -> {id: private}`: those of the candidate ids whose chunk's symbol is one of
-#: the names, exactly (what the definitions-first stage lifts), each with whether it is declared
-#: private (`sharc.ranking.visibility`), without reading the candidates' records.
-DefinitionFinder = Callable[[Sequence[str], Sequence[str]], Mapping[str, bool]]
+#: `(ids, names) -> {id: facts}`: those of the candidate ids whose chunk's symbol is one of
+#: the names, exactly (what the definitions-first stage lifts), each with what its declaration
+#: says (`sharc.ranking.visibility.DefinitionFacts`), without reading the candidates' records.
+DefinitionFinder = Callable[[Sequence[str], Sequence[str]], Mapping[str, DefinitionFacts]]
 
 
 @dataclass(frozen=True)
@@ -113,14 +114,17 @@ def rank_hits(
         or neighbours
         or (lifts_definitions and defines is None)
     )
-    definitions: Mapping[str, bool] = {}
+    definitions: Mapping[str, DefinitionFacts] = {}
     if lifts_definitions and defines is not None and fused:
         definitions = defines([chunk_id for chunk_id, _ in fused], intent.identifiers)
     candidates = _score_blocks(
         fused, read, intent, settings, accepts,
         None if whole else (limit or 1, max_per_file or len(fused) or 1),
         first=definitions.keys(),
-        private=frozenset(chunk_id for chunk_id, private in definitions.items() if private),
+        demoted=frozenset(
+            chunk_id for chunk_id, facts in definitions.items()
+            if facts.private or (intent.instance_member and facts.class_level)
+        ),
     )
     if neighbours and graph is not None:
         seeds = seed_files(candidates, settings.neighbour_seeds)
@@ -148,7 +152,7 @@ def _score_blocks(
     top: tuple[int, int] | None,
     *,
     first: Collection[str] = (),
-    private: Collection[str] = (),
+    demoted: Collection[str] = (),
 ) -> list[Scored[C]]:
     """Boosts, coherence, penalties and definitions first over the candidates of `fused`,
     read best first.
@@ -160,12 +164,12 @@ def _score_blocks(
     keeps (at most `max_per_file` per file): shaping keeps higher-scored candidates of other
     files ahead, so no unread candidate can enter the top `limit`. The ids in `first` (the
     only ones `definitions_first` may lift) are read before the others, so that bound holds
-    for every unread candidate; those in `private` are declared private."""
+    for every unread candidate; those in `demoted` follow the others of their tier."""
     bound = boost_bound(intent, settings) * penalty_bound(settings)
     candidates: list[Scored[C]] = []
     if first:
         defining = [pair for pair in fused if pair[0] in first]
-        candidates += _score_block(defining, read, intent, settings, accepts, private)
+        candidates += _score_block(defining, read, intent, settings, accepts, demoted)
         fused = [pair for pair in fused if pair[0] not in first]
     block = max(1, len(fused)) if top is None else READ_BLOCK
     for start in range(0, len(fused), block):
@@ -174,7 +178,7 @@ def _score_blocks(
             if threshold is not None and fused[start][1] * bound < threshold:
                 break
         candidates += _score_block(
-            fused[start : start + block], read, intent, settings, accepts, private
+            fused[start : start + block], read, intent, settings, accepts, demoted
         )
     return candidates
 
@@ -185,7 +189,7 @@ def _score_block(
     intent: QueryIntent,
     settings: RankingSettings,
     accepts: Callable[[C], bool] | None,
-    private: Collection[str],
+    demoted: Collection[str],
 ) -> list[Scored[C]]:
     """The stages up to shaping over one block of fused candidates, their records read."""
     records = read([chunk_id for chunk_id, _ in block])
@@ -197,7 +201,7 @@ def _score_block(
     fresh = apply_boosts(fresh, intent, settings)
     fresh = apply_coherence(fresh, settings)
     fresh = apply_penalties(fresh, intent, settings)
-    return definitions_first(fresh, intent, settings, private=private)
+    return definitions_first(fresh, intent, settings, demoted=demoted)
 
 
 def _kept_score(candidates: Sequence[Scored[C]], limit: int, max_per_file: int) -> float | None:

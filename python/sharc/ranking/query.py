@@ -162,6 +162,7 @@ def wants_config(query: str) -> bool:
     return not _CONFIG_WORDS.isdisjoint(_words(query))
 
 
+_INSTANCE_MEMBER = re.compile(r"\w#[A-Za-z_]\w*[?!=]?\W*$")
 _SEGMENT_SEPARATOR = re.compile(r"::|->|[.#\\]|(?<=\w):(?=[A-Za-z_])")
 
 
@@ -209,6 +210,9 @@ class QueryIntent:
     #: The whole query is one name (`Engine`, `Web::Engine`, `os.path.join()`): a search for
     #: its definition.
     single_name: bool = False
+    #: The name's last part follows a `#`, Ruby's mark of an instance method (`Client#push`):
+    #: a class method of that name is not what it asks for.
+    instance_member: bool = False
 
     @classmethod
     def of(
@@ -234,4 +238,5 @@ class QueryIntent:
             qualified=tuple(segments for segments in names if len(segments) > 1),
             words=content_words(query) if words_count else frozenset(),
             single_name=len(names) == 1 and len(query.split()) == 1,
+            instance_member=bool(_INSTANCE_MEMBER.search(query)),
         )

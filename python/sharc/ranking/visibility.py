@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 
 class DefinitionSource(Protocol):
@@ -20,22 +20,47 @@ class DefinitionSource(Protocol):
 
     def definitions_among(
         self, chunk_ids: Sequence[str], names: Sequence[str]
-    ) -> list[tuple[str, str, str, str]]: ...
+    ) -> list[tuple[str, str, str, str, str]]: ...
+
+
+class DefinitionFacts(NamedTuple):
+    """What the declaration of a definition says beyond its name."""
+
+    #: Declared private (`declared_private`).
+    private: bool = False
+    #: A class method: Ruby's `def self.name`, or a method of a class's `class << self`.
+    class_level: bool = False
 
 
 def definition_finder(
     source: DefinitionSource,
-) -> Callable[[Sequence[str], Sequence[str]], dict[str, bool]]:
+) -> Callable[[Sequence[str], Sequence[str]], dict[str, DefinitionFacts]]:
     """The ranking's `DefinitionFinder` over a manifest: the candidates that define a name,
-    each with whether it is declared private."""
+    each with its `DefinitionFacts`."""
 
-    def defines(chunk_ids: Sequence[str], names: Sequence[str]) -> dict[str, bool]:
+    def defines(chunk_ids: Sequence[str], names: Sequence[str]) -> dict[str, DefinitionFacts]:
         return {
-            chunk_id: declared_private(language, symbol, code)
-            for chunk_id, language, symbol, code in source.definitions_among(chunk_ids, names)
+            chunk_id: DefinitionFacts(
+                private=declared_private(language, symbol, code),
+                class_level=class_level(language, symbol, header, code),
+            )
+            for chunk_id, language, symbol, header, code in source.definitions_among(
+                chunk_ids, names
+            )
         }
 
     return defines
+
+
+def class_level(language: str, symbol: str, header: str, code: str) -> bool:
+    """Whether a Ruby method belongs to its class rather than to its instances: `def self.`
+    on its line, or a context that opens with `class << self` (the chunker's scope)."""
+    if language != "ruby":
+        return False
+    if header.startswith("# Context: class << self"):
+        return True
+    words = _words_before(symbol, code)
+    return words is not None and bool(words) and words[-1] == "self."
 
 #: Words that, before a definition's name on its line, make it private to its file, module or
 #: type.
