@@ -421,38 +421,45 @@ def test_an_index_from_before_the_journal_is_upgraded_without_the_model(
     assert _top(index, "hash a password with a salt") == "hash_password"
 
 
-def test_a_public_definition_comes_before_a_private_one_of_the_same_name(tmp_path: Path) -> None:
+def _keyword_index_of(tmp_path: Path, path: str, source: str) -> Index:
+    """A keyword-only index of a repository holding one file."""
     root = tmp_path / "repo"
-    (root / "lib").mkdir(parents=True)
-    # The private helper is longer and says `connect` more often: BM25 prefers it.
-    (root / "lib" / "protocol.ex").write_text(
+    (root / path).parent.mkdir(parents=True)
+    (root / path).write_text(source)
+    index = sharc.Index.open(root, index_dir=tmp_path / "index")
+    index.update(embed=False)
+    return index
+
+
+def _first_line(index: Index, query: str, limit: int = 1) -> list[int]:
+    return [hit.start_line for hit in index.search(query, mode="keyword", limit=limit)]
+
+
+def test_a_public_definition_comes_before_a_private_one_of_the_same_name(tmp_path: Path) -> None:
+    # The private helper says `connect` more often: BM25 prefers it.
+    index = _keyword_index_of(
+        tmp_path, "lib/protocol.ex",
         "defmodule Protocol do\n"
         "  def connect(opts) do\n    connect(opts[:host], opts[:port], opts)\n  end\n\n"
         "  def close(socket), do: :gen_tcp.close(socket)\n\n"
         "  defp connect(host, port, opts) do\n"
         "    # connect, then connect again when the first connect fails\n"
-        "    :gen_tcp.connect(host, port, opts)\n  end\nend\n"
+        "    :gen_tcp.connect(host, port, opts)\n  end\nend\n",
     )
-    index = sharc.Index.open(root, index_dir=tmp_path / "index")
-    index.update(embed=False)
-    hits = index.search("connect", mode="keyword", limit=2)
-    assert [hit.start_line for hit in hits] == [1, 8]
-    assert index.search("Protocol.connect", mode="keyword", limit=1)[0].start_line == 1
+    assert _first_line(index, "connect", limit=2) == [1, 8]
+    assert _first_line(index, "Protocol.connect") == [1]
     index.close()
 
 
 def test_a_ruby_instance_method_query_finds_the_instance_method(tmp_path: Path) -> None:
-    root = tmp_path / "repo"
-    (root / "lib").mkdir(parents=True)
-    (root / "lib" / "client.rb").write_text(
+    index = _keyword_index_of(
+        tmp_path, "lib/client.rb",
         "class Client\n"
         "  def push(item)\n    raw_push(item)\n  end\n\n"
         "  class << self\n"
-        "    def push(item)\n      new.push(item).push(item)\n    end\n  end\nend\n"
+        "    def push(item)\n      new.push(item).push(item)\n    end\n  end\nend\n",
     )
-    index = sharc.Index.open(root, index_dir=tmp_path / "index")
-    index.update(embed=False)
     # BM25 prefers the class method (it says push more often); `#` names the instance method.
-    assert index.search("Client.push", mode="keyword", limit=1)[0].start_line == 7
-    assert index.search("Client#push", mode="keyword", limit=1)[0].start_line == 2
+    assert _first_line(index, "Client.push") == [7]
+    assert _first_line(index, "Client#push") == [2]
     index.close()
