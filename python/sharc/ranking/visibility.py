@@ -1,6 +1,8 @@
-"""Whether a definition is declared private, from its declaration line: of two definitions of
-the name a query asks for, the public one is more often the one meant (`def connect` over
-`defp connect`, `pub fn parse` over `fn parse`).
+"""What a definition's declaration says beyond its name, for the definitions-first stage to
+order definitions of the same name: whether it is declared private (of two definitions of the
+name a query asks for, the public one is more often the one meant: `def connect` over `defp
+connect`, `pub fn parse` over `fn parse`), and whether it is a Ruby class method (`Client#push`
+asks for the instance method).
 
 Only what the line says counts: a marker word before the name (`private`, `defp`, `local
 function`...), and Rust's `pub`, whose absence is private. Languages whose visibility is not on
@@ -13,6 +15,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from typing import NamedTuple, Protocol
+
+#: Words that, before a definition's name on its line, make it private to its file, module or
+#: type.
+PRIVATE_MARKERS = frozenset(
+    {"private", "fileprivate", "defp", "defmacrop", "defguardp", "local", "private[this]"}
+)
+#: Languages where a definition without `pub` is private.
+PUB_LANGUAGES = frozenset({"rust", "zig"})
+
+_COMMENT_STARTS = ("#", "//", "--", "/*", "*", ";", "%", "(*", "{-", '"""', "'''", "@doc")
 
 
 class DefinitionSource(Protocol):
@@ -61,16 +73,6 @@ def class_level(language: str, symbol: str, header: str, code: str) -> bool:
         return True
     words = _words_before(symbol, code)
     return words is not None and bool(words) and words[-1] == "self."
-
-#: Words that, before a definition's name on its line, make it private to its file, module or
-#: type.
-PRIVATE_MARKERS = frozenset(
-    {"private", "fileprivate", "defp", "defmacrop", "defguardp", "local", "private[this]"}
-)
-#: Languages where a definition without `pub` is private.
-PUB_LANGUAGES = frozenset({"rust", "zig"})
-
-_COMMENT_STARTS = ("#", "//", "--", "/*", "*", ";", "%", "(*", "{-", '"""', "'''", "@doc")
 
 
 def declared_private(language: str, symbol: str, code: str) -> bool:
