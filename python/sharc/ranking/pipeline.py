@@ -26,7 +26,7 @@ from sharc.ranking.penalties import apply_penalties, penalty_bound
 from sharc.ranking.query import QueryIntent, QueryKind, classify_query
 from sharc.ranking.records import C, Scored
 from sharc.ranking.settings import DEFAULT_SETTINGS, RankingSettings
-from sharc.ranking.shaping import definitions_first, diversify
+from sharc.ranking.shaping import definitions_first, demoted_definitions, diversify
 from sharc.ranking.visibility import DefinitionFacts
 
 #: An arm: `(query, depth) -> [(chunk id, score)]`, best first.
@@ -121,10 +121,7 @@ def rank_hits(
         fused, read, intent, settings, accepts,
         None if whole else (limit or 1, max_per_file or len(fused) or 1),
         first=definitions.keys(),
-        demoted=frozenset(
-            chunk_id for chunk_id, facts in definitions.items()
-            if facts.private or (intent.instance_member and facts.class_level)
-        ),
+        demoted=demoted_definitions(definitions, intent),
     )
     if neighbours and graph is not None:
         seeds = seed_files(candidates, settings.neighbour_seeds)

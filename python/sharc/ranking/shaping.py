@@ -3,7 +3,7 @@ and no file filling the top."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, TypeVar
 
 from sharc.ranking.boosts import boost_bound, definition_match, definition_tier
@@ -11,6 +11,7 @@ from sharc.ranking.penalties import path_penalty, penalty_bound
 from sharc.ranking.query import QueryIntent
 from sharc.ranking.records import TIER_CONFIG, TIER_DOCS, C, Scored
 from sharc.ranking.settings import RankingSettings
+from sharc.ranking.visibility import DefinitionFacts
 
 T = TypeVar("T")
 
@@ -48,6 +49,18 @@ def definitions_first(
             tier = 2 * tier - (getattr(chunk, "id", None) in demoted)
         tiered.append((chunk, score + tier * step))
     return tiered
+
+
+def demoted_definitions(
+    definitions: Mapping[str, DefinitionFacts], intent: QueryIntent
+) -> frozenset[str]:
+    """The definitions that follow the others of their tier: declared private, or a class
+    method where the query names an instance method (`Client#push`)."""
+    return frozenset(
+        chunk_id
+        for chunk_id, facts in definitions.items()
+        if facts.private or (intent.instance_member and facts.class_level)
+    )
 
 
 def diversify(
