@@ -292,7 +292,8 @@ class Places:
         # The files' ordinals in path order.
         rank = np.empty(len(ordinal_of), dtype=np.int64)
         rank[[ordinal_of[path] for path in sorted(ordinal_of)]] = np.arange(len(ordinal_of))
-        file_rank = rank[np.frombuffer(files, dtype=np.int64)] if len(files) else np.zeros(0, np.int64)
+        ordinals = np.frombuffer(files, dtype=np.int64) if len(files) else np.zeros(0, np.int64)
+        file_rank = rank[ordinals]
         line = np.frombuffer(lines, dtype=np.int64)
         order = np.lexsort((line, file_rank))
         texts = np.stack([np.frombuffer(high, np.uint64), np.frombuffer(low, np.uint64)], axis=1)

@@ -313,7 +313,9 @@ class IndexWriter:
 
     # -- settings remembered by the index --------------------------------------------------
 
-    def _walk(self, resolved: _Resolved, scope: list[str] | None, manifest: Manifest) -> WalkResult:
+    def _walk(
+        self, resolved: _Resolved, scope: list[str] | None, manifest: Manifest
+    ) -> WalkResult:
         """The files of the tree (or of `scope`) measured against the manifest's records: the
         new and changed ones, the count of unchanged ones, the recorded paths gone."""
         return walk(

@@ -31,7 +31,7 @@ def definitions_first(
     """A query that is one name: each chunk that defines it rises by its `definition_tier`
     times `score_ceiling`, so definitions come first, the surest first, and the score orders
     each tier; within a tier, a definition whose id is in `demoted` comes after the others
-    (declared private, or a class method where the query names an instance method). A section of docs or config named like it is no definition, and
+    (`demoted_definitions`). A section of docs or config named like it is no definition, and
     definitions in tests, examples, generated or vendored files stay where their score puts
     them, unless the query asks for that kind of file."""
     if not (settings.definitions_first and intent.single_name):
