@@ -265,6 +265,7 @@ def test_weights_lean_by_kind() -> None:
         ("where is login tested", True, False, False),
         ("test_login", True, False, False),
         ("testLogin fixture", True, False, False),
+        ("testLogin", True, False, False),
         ("user spec", True, False, False),
         ("latest release notes", False, False, False),
         ("contest winner", False, False, False),

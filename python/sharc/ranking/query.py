@@ -128,9 +128,11 @@ def wants_tests(query: str) -> bool:
     words = query.split()
     plain = [word.lower().strip(".,;:?!()'\"") for word in words]
     for position, (word, lower) in enumerate(zip(words, plain)):
-        if lower.isalpha() and lower == word.lower():
-            if lower not in _TEST_WORDS:
-                continue
+        parts = _words(word)
+        if parts != {lower}:  # an identifier (`testLogin`, `test_login`): its parts decide
+            if not _TEST_WORDS.isdisjoint(parts):
+                return True
+        elif lower in _TEST_WORDS:
             following = plain[position + 1] if position + 1 < len(plain) else ""
             before = plain[position - 1] if position else ""
             modifies = (
@@ -142,8 +144,6 @@ def wants_tests(query: str) -> bool:
             )
             if not modifies:
                 return True
-        elif not _TEST_WORDS.isdisjoint(_words(word)):
-            return True
     return False
 
 
