@@ -343,6 +343,7 @@ def test_vendored_and_generated_paths() -> None:
     assert is_vendored_path("src/third_party/zlib/inflate.c")
     assert is_vendored_path("web/node_modules/react/index.js")
     assert not is_vendored_path("src/vendors.py")
+    assert is_vendored_path("include/spdlog/fmt/bundled/format.h")
     assert is_generated_path("api/user_pb2.py")
     assert is_generated_path("api/user.pb.go")
     assert is_generated_path("web/schema.generated.ts")
@@ -373,6 +374,25 @@ def test_rerank_pushes_tests_down_unless_asked() -> None:
     assert rerank("login tests", None, candidates, include_tests=False)[0][0].path == (
         "src/auth.py"
     )
+
+
+def test_pages_of_a_docs_directory_count_as_docs() -> None:
+    """HTML pages and text in `docs/` that no parser cut are documentation; code parsed there
+    is not."""
+    candidates = [
+        (chunk("docs/libraries/pl.xml.html", tier=4), 1.0),
+        (chunk("doc/ReleaseNotes4.10.html", tier=4), 0.95),
+        (chunk("docs/conf.py", "setup", tier=1), 0.4),
+        (chunk("lua/pl/xml.lua", "parse", tier=1), 0.3),
+        (chunk("templates/page.html", tier=4), 0.25),
+    ]
+    ranked = [c.path for c, _ in rerank("xml document parsing", None, candidates)]
+    assert ranked == [
+        "docs/conf.py", "lua/pl/xml.lua", "templates/page.html", "docs/libraries/pl.xml.html",
+        "doc/ReleaseNotes4.10.html",
+    ]
+    asked = [c.path for c, _ in rerank("xml parsing docs", None, candidates)]
+    assert asked[0] == "docs/libraries/pl.xml.html"
 
 
 def test_rerank_factors_compound() -> None:

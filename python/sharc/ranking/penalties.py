@@ -9,7 +9,7 @@ import re
 from collections.abc import Sequence
 
 from sharc.ranking.query import QueryIntent
-from sharc.ranking.records import TIER_CONFIG, TIER_DOCS, C, RankedChunk, Scored
+from sharc.ranking.records import TIER_CONFIG, TIER_DOCS, TIER_TEXT, C, RankedChunk, Scored
 from sharc.ranking.settings import RankingSettings
 
 _TEST_PATH = re.compile(
@@ -28,9 +28,12 @@ _EXAMPLE_PATH = re.compile(
     r"(^|/)(examples?|samples?|demos?|benchmarks?|benches|fuzz|fuzzing|playground)/", re.I
 )
 _VENDORED_PATH = re.compile(
-    r"(^|/)(vendor|vendored|_vendor|third_party|third-party|thirdparty|node_modules"
+    r"(^|/)(vendor|vendored|_vendor|bundled|third_party|third-party|thirdparty|node_modules"
     r"|bower_components|site-packages)/"
 )
+#: Directories of documentation: what is cut there without a parser (generated HTML pages,
+#: release notes, plain text) is documentation, whatever its file type.
+_DOCS_DIRECTORY = re.compile(r"(^|/)(docs?|documentation|manual)/", re.I)
 _GENERATED_PATH = re.compile(
     r"""
       (^|/)(generated|__generated__|gen)/
@@ -68,6 +71,18 @@ def is_vendored_path(path: str) -> bool:
 
 
 @functools.lru_cache(maxsize=1 << 16)
+def is_docs_directory(path: str) -> bool:
+    """A file under a documentation directory: `docs/`, `doc/`, `documentation/`..."""
+    return bool(_DOCS_DIRECTORY.search(path.replace("\\", "/")))
+
+
+def is_documentation(chunk: RankedChunk) -> bool:
+    """Prose, or what a documentation directory holds that no parser cut (the HTML pages and
+    text of `docs/`); code parsed there (a `docs/conf.py`) stays code."""
+    return chunk.tier == TIER_DOCS or (chunk.tier == TIER_TEXT and is_docs_directory(chunk.path))
+
+
+@functools.lru_cache(maxsize=1 << 16)
 def is_declaration_path(path: str) -> bool:
     """Declarations without the code behind them: `*.d.ts`, `*.pyi` stubs, `Interfaces/`,
     `RouteParserInterface.php`, C#'s `IMapper.cs`..."""
@@ -102,7 +117,7 @@ def chunk_penalty(chunk: RankedChunk, intent: QueryIntent, settings: RankingSett
     factor = 1.0
     if getattr(chunk, "generated", False) and not is_generated_path(chunk.path):
         factor *= settings.generated_factor
-    if chunk.tier == TIER_DOCS and not intent.docs:
+    if not intent.docs and is_documentation(chunk):
         factor *= settings.docs_factor
     if chunk.tier == TIER_CONFIG and not intent.config:
         factor *= settings.config_factor

@@ -33,6 +33,7 @@ Scored = tuple[C, float]
 #: Chunk tiers from `sharc._core`: 1 AST code, 2 docs, 3 config, 4 other code.
 TIER_DOCS = 2
 TIER_CONFIG = 3
+TIER_TEXT = 4
 
 #: Chunk kinds that define a type: what a capitalised name most often means.
 TYPE_KINDS = frozenset(
