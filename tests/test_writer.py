@@ -254,3 +254,19 @@ def test_a_walk_against_known_records_returns_only_what_changed(tmp_path: Path) 
     # Within a scope, only the records under it count.
     scoped = sharc.walk(tmp_path, scope=["same.py"], known=known[:1])
     assert (scoped.files, scoped.unchanged, scoped.missing) == ([], 1, [])
+
+
+
+
+def test_a_missing_keyword_index_is_refilled_from_the_manifest(
+    small_repo: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    index_dir = tmp_path / "index"
+    _open(small_repo, index_dir).update()
+    shutil.rmtree(index_dir / "keyword")
+    report = _open(small_repo, index_dir).update()
+    assert (report.files_changed, report.chunks_embedded) == (0, 0)
+    hits = _open(small_repo, index_dir).search("notify_due_tasks", mode="keyword")
+    assert hits.results[0].symbol == "notify_due_tasks"

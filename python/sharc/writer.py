@@ -279,8 +279,6 @@ class IndexWriter:
         ):
             scope = None  # every file is read again, or none was yet: the whole tree
         try:
-            if not (self.index_dir / KEYWORD).exists():
-                keyword.store()  # a search arriving now finds a keyword index
             self._reconcile_keyword(manifest, keyword)
             report("walking")
             walked = self._walk(resolved, scope, manifest)
@@ -575,11 +573,13 @@ class IndexWriter:
         )
 
     def _reconcile_keyword(self, manifest: Manifest, keyword: _KeywordWriter) -> None:
-        """Repair a keyword index that lags the manifest (after a crash or a kill)."""
+        """Repair a keyword index that lags the manifest (after a crash or a kill), and refill
+        a missing one from the manifest, without chunking again."""
         generation = str(manifest.generation())
-        if manifest.get_meta("keyword_generation") == generation:
+        exists = (self.index_dir / KEYWORD / "meta.json").is_file()
+        if exists and manifest.get_meta("keyword_generation") == generation:
             return
-        store = keyword.store()
+        store = keyword.store()  # created now if missing: a search arriving finds an index
         indexed = set(store.all_ids())
         truth = manifest.chunk_ids()
         store.delete(sorted(indexed - truth))
