@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from sharc.errors import IndexCorruptError, IndexLockedError, SharcError
-from sharc.keyword import KeywordDoc, KeywordStore
+from sharc.keyword import KeywordDoc, KeywordStore, word_forms
 from sharc.vectors import key_of
 
 
@@ -443,3 +443,41 @@ def test_from_chunk() -> None:
     built = KeywordDoc.from_chunk(Chunk())
     assert built.symbol == "run" and built.fqn == "Job.run"
     assert built.body == "# a.py > Job\ndef run(): pass"
+
+
+@pytest.mark.parametrize(
+    ("word", "forms", "not_forms"),
+    [
+        ("plugins", {"plugin"}, set()),
+        ("parsing", {"parse", "parses", "parsed"}, {"parser", "parsing"}),
+        ("libraries", {"library"}, set()),
+        ("retried", {"retry", "retries", "retrying"}, set()),
+        ("completions", {"complete", "completion", "completed"}, {"completions"}),
+        ("running", {"run", "runs"}, set()),
+    ],
+)  # fmt: skip
+def test_word_forms_share_the_stem(word: str, forms: set[str], not_forms: set[str]) -> None:
+    found = set(word_forms(word))
+    assert forms <= found and not (not_forms & found)
+
+
+def test_word_forms_leave_identifiers_and_short_words_alone() -> None:
+    assert word_forms("getuserbyid2") == () and word_forms("id") == ()
+
+
+def test_a_question_finds_the_other_forms_of_its_words(directory: Path) -> None:
+    store = KeywordStore.open(directory, writable=True)
+    store.upsert([
+        doc("loader", "src/plugin_loader.py", "def load_plugin(name): register(import_module(name))",
+            "load_plugin"),
+        doc("other", "src/colors.py", "def paint(theme): return theme.colors", "paint"),
+    ])  # fmt: skip
+    store.commit()
+    assert ids(store.search("how are plugins loaded", 5)) == ["loader"]
+    # Another form counts less than the word as the code spells it.
+    [(_, as_spelled)] = store.search("plugin", 5)
+    [(_, other_form)] = store.search("plugins", 5)
+    assert 0 < other_form < as_spelled
+    # An identifier is looked up as spelled (and by its parts): no other forms.
+    # (`plugins` counts no more than `widgets`, which no chunk holds in any form.)
+    assert store.search("registerPlugins", 5) == store.search("registerWidgets", 5) != []

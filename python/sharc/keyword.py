@@ -20,6 +20,7 @@ after `reload()`.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import IndexCorruptError, IndexLockedError, SharcError
-from .ranking.query import STOPWORDS
+from .ranking.query import STOPWORDS, QueryKind, classify_query
 from .vectors import key_of
 
 if TYPE_CHECKING:
@@ -99,6 +100,9 @@ class KeywordBoosts:
     identifier_part: float = 0.1
     #: `get_user_by_id` for a query `getUserById` (and the other way round).
     spelling_variant: float = 0.5
+    #: Questions in words: another English form of a word (`plugin` for `plugins`, `parse`
+    #: for `parsing`; `word_forms`), next to the word itself.
+    word_form: float = 0.5
 
 
 def _default_tokenize(texts: list[str]) -> list[list[str]]:
@@ -351,7 +355,7 @@ class KeywordStore:
         if limit <= 0:
             return []
         [tokens] = self._tokenize([query])
-        text_query = self._text_query(tokens)
+        text_query = self._text_query(tokens, forms=classify_query(query) is not QueryKind.IDENTIFIER)
         if text_query is None:
             return []
         final = self._filtered(text_query, languages=languages, path_prefix=path_prefix)
@@ -377,7 +381,9 @@ class KeywordStore:
     def _stored_id(self, searcher: tantivy.Searcher, address: tantivy.DocAddress) -> str:
         return str(self._run(lambda: searcher.doc(address).get_first("id")))
 
-    def _text_query(self, tokens: list[str]) -> tantivy.Query | None:
+    def _text_query(self, tokens: list[str], *, forms: bool = False) -> tantivy.Query | None:
+        """A disjunction of term queries over the fields, each term weighted by its role;
+        with `forms`, the plain words' other forms (`word_forms`) too, if room is left."""
         import tantivy
 
         boosts = self._boosts
@@ -401,6 +407,12 @@ class KeywordStore:
                 weights[term] = max(weights.get(term, 0.0), weight)
         if not weights:
             return None
+        if forms:
+            words = [token for token, role in roles if role == _WORD]
+            for form in self._indexed_forms(words, weights):
+                if len(weights) == _MAX_QUERY_TOKENS:
+                    break
+                weights[form] = boosts.word_form
         clauses = []
         for token, weight in weights.items():
             for field, boost in (
@@ -413,6 +425,15 @@ class KeywordStore:
                     (tantivy.Occur.Should, tantivy.Query.boost_query(query, boost * weight))
                 )
         return tantivy.Query.boolean_query(clauses)
+
+    def _indexed_forms(self, words: list[str], taken: Collection[str]) -> list[str]:
+        """The other forms of `words` (`word_forms`) that some chunk's code holds, not
+        already among the `taken` terms."""
+        searcher = self._searcher
+        forms = dict.fromkeys(
+            form for word in words for form in word_forms(word) if form not in taken
+        )
+        return self._run(lambda: [form for form in forms if searcher.doc_freq("body", form)])
 
     def _filtered(
         self,
@@ -498,6 +519,49 @@ def _joined(tokens: list[str]) -> str:
         return text
     variants = [_VARIANT + token.replace("_", "") for token in tokens if "_" in token]
     return " ".join([text, *(variant for variant in variants if variant != _VARIANT)])
+
+
+#: Endings that turn an English stem into a word (`complet` -> complete, completion, completed).
+_ENDINGS = (
+    "", "e", "s", "es", "ed", "ing", "er", "ers", "ion", "ions", "ation", "ations", "ment",
+    "ments", "al", "ly",
+)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def word_forms(word: str) -> tuple[str, ...]:
+    """The other forms of a plain English word that share its Snowball stem: `plugins` ->
+    plugin; `parsing` -> parse, parses, parsed; `libraries` -> library; `retried` -> retry,
+    retries. Candidates are the stem with common endings, kept only when the stemmer agrees,
+    so a word never reaches an unrelated one (`parser` is not a form of `parse`); a search
+    looks up only those its index holds."""
+    if not word.isalpha() or len(word) < 3:
+        return ()
+    stem = _stem(word)
+    bases = [stem]
+    if stem.endswith("i"):  # retry -> retri
+        bases.append(stem[:-1] + "y")
+    if len(stem) >= 3 and stem[-1] not in "aeiouwxy" and stem[-2] in "aeiou":
+        bases.append(stem + stem[-1])  # run -> running
+    candidates = dict.fromkeys(base + ending for base in bases for ending in _ENDINGS)
+    return tuple(c for c in candidates if c != word and _stem(c) == stem)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _stem(word: str) -> str:
+    analyzed = _stemmer().analyze(word)
+    return analyzed[0] if analyzed else word
+
+
+@functools.lru_cache(maxsize=1)
+def _stemmer() -> tantivy.TextAnalyzer:
+    import tantivy
+
+    return (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.raw())
+        .filter(tantivy.Filter.stemmer("english"))
+        .build()
+    )
 
 
 def _query_terms(token: str) -> list[tuple[str, bool]]:
