@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import IndexCorruptError, IndexLockedError, SharcError
 from .ranking.query import STOPWORDS, QueryKind, classify_query
+from .stems import english_stem
 from .vectors import key_of
 
 if TYPE_CHECKING:
@@ -537,31 +538,14 @@ def word_forms(word: str) -> tuple[str, ...]:
     looks up only those its index holds."""
     if not word.isalpha() or len(word) < 3:
         return ()
-    stem = _stem(word)
+    stem = english_stem(word)
     bases = [stem]
     if stem.endswith("i"):  # retry -> retri
         bases.append(stem[:-1] + "y")
     if len(stem) >= 3 and stem[-1] not in "aeiouwxy" and stem[-2] in "aeiou":
         bases.append(stem + stem[-1])  # run -> running
     candidates = dict.fromkeys(base + ending for base in bases for ending in _ENDINGS)
-    return tuple(c for c in candidates if c != word and _stem(c) == stem)
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _stem(word: str) -> str:
-    analyzed = _stemmer().analyze(word)
-    return analyzed[0] if analyzed else word
-
-
-@functools.lru_cache(maxsize=1)
-def _stemmer() -> tantivy.TextAnalyzer:
-    import tantivy
-
-    return (
-        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.raw())
-        .filter(tantivy.Filter.stemmer("english"))
-        .build()
-    )
+    return tuple(c for c in candidates if c != word and english_stem(c) == stem)
 
 
 def _query_terms(token: str) -> list[tuple[str, bool]]:
