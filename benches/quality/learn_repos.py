@@ -51,12 +51,12 @@ class StoredQuery:
 
 def collect(repos: Sequence[Repo], index_cache: Path) -> list[StoredQuery]:
     """Both arms' hits for every query, at the depth a benchmark search uses."""
-    from sharc.ranking import DEFAULT_SETTINGS, KEYWORD, SEMANTIC, candidate_depth
+    from sharc.ranking import KEYWORD, SEMANTIC, candidate_depth
 
     from benches.quality.tune_repos import open_indexes
 
     stored = []
-    depth = candidate_depth(DEPTH, False, DEFAULT_SETTINGS.floor_rank)
+    depth = candidate_depth(DEPTH, False)
     for repo, index in open_indexes(list(repos), index_cache):
         manifest = index._reader_manifest()
         arms = {

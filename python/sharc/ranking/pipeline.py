@@ -48,10 +48,9 @@ class Ranking(Generic[C]):
     kind: QueryKind
 
 
-def candidate_depth(limit: int, filtered: bool, floor_rank: int = DEFAULT_SETTINGS.floor_rank) -> int:
-    """How many hits each arm returns: enough for the stages to reorder and filter, and at
-    least the rank score fusion scales to zero (`RankingSettings.floor_rank`)."""
-    return max(floor_rank, limit * 10) * (4 if filtered else 1)
+def candidate_depth(limit: int, filtered: bool) -> int:
+    """How many hits each arm returns: enough for the stages to reorder and filter."""
+    return max(100, limit * 10) * (4 if filtered else 1)
 
 
 def rank(
@@ -70,7 +69,7 @@ def rank(
     """Every stage in order over the candidates of `arms`; `accepts` filters records; the
     graph neighbour stage reads `graph` (without it, the stage is off); `defines` spares a
     one-name query reading every candidate (see `rank_hits`)."""
-    depth = candidate_depth(limit, accepts is not None, settings.floor_rank)
+    depth = candidate_depth(limit, accepts is not None)
     hits = {name: arm(query, depth) for name, arm in arms.items()}
     return rank_hits(
         query, hits, read, settings=settings, accepts=accepts, include_tests=include_tests,

@@ -33,10 +33,8 @@ class RankingSettings:
     #: The RRF constant (method `rrf` only): larger flattens the difference between ranks.
     k: int = 20
     #: Score fusion: each arm's scores are scaled so its best hit is 1 and its hit at this
-    #: rank (or its last, if fewer) is 0; each arm returns at least this many hits. 300, chosen
-    #: on the repository benchmark's dev third over 50, 100 and 200: file NDCG@10 against 100
-    #: +1.0 [+0.3, +1.8] on dev, +0.9 [-0.2, +2.0] on test (architecture +2.9 [+0.5, +5.5]).
-    floor_rank: int = 300
+    #: rank (or its last, if fewer) is 0.
+    floor_rank: int = 100
 
     # -- boosts: what the query names ------------------------------------------------------
     #: For the chunk that defines the identifier the query names (a case-insensitive match
