@@ -165,6 +165,22 @@ def test_score_fusion_min_max_per_arm() -> None:
     assert [item for item, _ in score_fusion(hits, {KEYWORD: 1.0, SEMANTIC: 3.0})][:2] == ["b", "c"]
 
 
+def test_score_fusion_floor_score_keeps_credit_for_an_arms_hits() -> None:
+    hits = {
+        KEYWORD: [("kw_only", 30.0), ("both", 10.0), ("k3", 5.0)],
+        SEMANTIC: [("s1", 0.9), ("both", 0.6), ("s3", 0.3), ("past", 0.2)],
+    }
+    weights = {KEYWORD: 1.0, SEMANTIC: 1.0}
+    plain = dict(score_fusion(hits, weights, floor_rank=3))
+    lifted = dict(score_fusion(hits, weights, floor_rank=3, floor_score={SEMANTIC: 0.2}))
+    # The semantic hits scale to 0.2-1 instead of 0-1; the keyword arm's are untouched, and so
+    # is a hit past the floor rank.
+    assert lifted["s3"] == pytest.approx(0.5 * 0.2) and plain["s3"] == 0.0
+    assert lifted["both"] == pytest.approx(plain["both"] + 0.5 * 0.2 * (1 - 0.5))
+    assert lifted["kw_only"] == plain["kw_only"] and lifted["past"] == plain["past"] == 0.0
+    assert lifted["s1"] == plain["s1"] == pytest.approx(0.5)
+
+
 def test_score_fusion_edges() -> None:
     assert score_fusion({}, {}) == []
     assert score_fusion({KEYWORD: []}, {KEYWORD: 1.0}) == []

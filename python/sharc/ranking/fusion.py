@@ -75,13 +75,15 @@ def score_fusion(
     weights: Mapping[str, float],
     floor_rank: int = 100,
     exhausted_floor: Mapping[str, float] | None = None,
+    floor_score: Mapping[str, float] | None = None,
 ) -> list[tuple[str, float]]:
     """Convex combination of each arm's min-max normalised scores, 0-1, best first.
 
     Within an arm the best hit scores 1 and the hit at `floor_rank` scores 0; lower hits are
     clipped to 0, and a lone hit (or all-equal hits) scores 1. An arm with fewer hits has run
     out of matches: its floor is `exhausted_floor[arm]`, the score of a non-match (0 for BM25),
-    or its last hit's score for an arm not named there. Each arm
+    or its last hit's score for an arm not named there. An arm named in `floor_score` scales
+    its hits down to that score rather than 0 (a hit past the floor rank still scores 0). Each arm
     counts its weight divided by the total weight of the arms that returned hits, so a chunk at
     the top of every arm scores 1.0. An arm missing from `weights` counts 1.0; an id repeated
     within one arm counts once, at its best score. Ties keep first appearance, heaviest arm first.
@@ -96,7 +98,11 @@ def score_fusion(
     for arm in sorted(ran, key=lambda arm: -weights.get(arm, 1.0)):
         share = max(0.0, weights.get(arm, 1.0)) / total
         floor = (exhausted_floor or {}).get(arm)
-        for item, normalised in normalise_arm(ran[arm], floor_rank, floor).items():
+        low = (floor_score or {}).get(arm, 0.0)
+        normalised_hits = normalise_arm(ran[arm], floor_rank, floor)
+        for rank, (item, normalised) in enumerate(normalised_hits.items()):
+            if low and rank < floor_rank:
+                normalised = low + (1.0 - low) * normalised
             scores[item] = scores.get(item, 0.0) + share * normalised
     return sorted(scores.items(), key=lambda pair: -pair[1])
 
@@ -138,7 +144,8 @@ def fuse(
     arm_weights = {arm: weights_for(kind, settings).weight(arm) for arm in hits if hits[arm]}
     if settings.method == "score" and len(arm_weights) > 1:
         return score_fusion(
-            hits, arm_weights, floor_rank=settings.floor_rank, exhausted_floor={KEYWORD: 0.0}
+            hits, arm_weights, floor_rank=settings.floor_rank, exhausted_floor={KEYWORD: 0.0},
+            floor_score={SEMANTIC: settings.semantic_floor_score},
         )
     rankings = {arm: [item for item, _ in arm_hits] for arm, arm_hits in hits.items()}
     fused = reciprocal_rank_fusion(rankings, arm_weights, k=settings.k)
