@@ -179,6 +179,13 @@ def test_score_fusion_floor_score_keeps_credit_for_an_arms_hits() -> None:
     assert lifted["both"] == pytest.approx(plain["both"] + 0.5 * 0.2 * (1 - 0.5))
     assert lifted["kw_only"] == plain["kw_only"] and lifted["past"] == plain["past"] == 0.0
     assert lifted["s1"] == plain["s1"] == pytest.approx(0.5)
+    # A keyword hit the vectors could not have returned (no vector) counts what the keyword
+    # arm gave it for the semantic share too, as a search without vectors would.
+    unseen = dict(score_fusion(hits, weights, floor_rank=3, floor_score={SEMANTIC: 0.2},
+                               unseen={SEMANTIC: {"kw_only", "k3", "s1"}}))  # fmt: skip
+    assert unseen["kw_only"] == pytest.approx(1.0) and lifted["kw_only"] == pytest.approx(0.5)
+    assert unseen["k3"] == plain["k3"] == 0.0  # the keyword arm's floor: nothing to count
+    assert unseen["s1"] == lifted["s1"]  # returned by the vectors: its own score stands
 
 
 def test_score_fusion_edges() -> None:

@@ -36,7 +36,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -460,15 +460,21 @@ class Index(AsyncIndexMethods):
         if not query:
             return SearchResponse([], (), "empty", True)
         arms: dict[str, ranking.pipeline.Arm] = {}
+        unseen: ranking.pipeline.UnseenFinder | None = None
         complete = True
+        # Which keyword hits the vectors could not have returned is told by their keys: no
+        # vector, or one the manifest no longer names (the chunk changed, not yet embedded).
+        keys: dict[str, int] = {}
+        stale: set[int] = set()
         if mode in ("hybrid", "keyword"):
-            arms[ranking.KEYWORD] = self._keyword_arm(languages, path_prefix)
+            arms[ranking.KEYWORD] = self._keyword_arm(languages, path_prefix, keys)
         if mode in ("hybrid", "semantic"):
             # Kept by the writer: counting embedded chunks here would cost a join per query.
             complete = manifest.get_meta("vectors_complete") == "1"
             vectors = self._reader_vectors()
             if vectors is not None and len(vectors):
-                arms[ranking.SEMANTIC] = self._semantic_arm(manifest, vectors)
+                arms[ranking.SEMANTIC] = self._semantic_arm(manifest, vectors, stale)
+                unseen = _without_vectors(keys, vectors, stale)
             elif mode == "semantic":
                 raise NotIndexedError(f"{self.root} has no vectors yet; run `sharc index` first")
         ranked = ranking.rank(
@@ -477,7 +483,7 @@ class Index(AsyncIndexMethods):
             accepts=(lambda r: filters.accepts(r.path, r.language)) if filters.active else None,
             include_tests=include_tests, max_per_file=max_per_file,
             graph=_graph_facts(manifest, self.ranking_settings),
-            defines=definition_finder(manifest),
+            defines=definition_finder(manifest), unseen=unseen,
         )
         top = ranked.candidates[:limit]
         records = manifest.chunks_by_id([candidate.id for candidate, _ in top])
@@ -494,24 +500,36 @@ class Index(AsyncIndexMethods):
             results = _with_neighbours(results, manifest)
         return SearchResponse(results, ranked.arms, ranked.kind.value, complete)
 
-    def _keyword_arm(self, languages: Sequence[str], path_prefix: str | None) -> Arm:
+    def _keyword_arm(
+        self, languages: Sequence[str], path_prefix: str | None, keys: dict[str, int] | None = None
+    ) -> Arm:
+        """BM25 hits; each hit's chunk key goes into `keys` when given."""
         keyword = self._reader_keyword()
 
         def search(query: str, depth: int) -> list[tuple[str, float]]:
-            return keyword.search(
+            hits = keyword.search_keyed(
                 query,
                 depth,
                 languages=list(languages) or None,
                 path_prefix=(path_prefix.strip("/") if path_prefix else None),
             )
+            if keys is not None:
+                keys.update((chunk_id, key) for chunk_id, _, key in hits if key is not None)
+            return [(chunk_id, score) for chunk_id, score, _ in hits]
 
         return search
 
-    def _semantic_arm(self, manifest: Manifest, vectors: SegmentedVectors) -> Arm:
+    def _semantic_arm(
+        self, manifest: Manifest, vectors: SegmentedVectors, stale: set[int] | None = None
+    ) -> Arm:
+        """Vector hits, as chunk ids; the keys of hits no chunk has any more go into `stale`."""
+
         def search(query: str, depth: int) -> list[tuple[str, float]]:
             query_vector = self.embedder().embed_queries([query])[0]
             hits_by_key = vectors.search(query_vector, depth)
             ids_by_key = manifest.ids_by_key([key for key, _ in hits_by_key])
+            if stale is not None:
+                stale.update(key for key, _ in hits_by_key if key not in ids_by_key)
             return [
                 (ids_by_key[key], similarity) for key, similarity in hits_by_key if key in ids_by_key
             ]
@@ -587,6 +605,23 @@ class Index(AsyncIndexMethods):
 
 
 # -- helpers -------------------------------------------------------------------------------
+
+
+def _without_vectors(
+    keys: Mapping[str, int], vectors: SegmentedVectors, stale: Collection[int]
+) -> Callable[[Sequence[str]], list[str]]:
+    """Of the keyword hits' ids given (their keys in `keys`), those the semantic arm could
+    not have returned: no vector (keyword-only by policy, or not embedded yet), or a vector
+    the search found but no chunk has any more (`stale`: the chunk changed since)."""
+
+    def unseen(ids: Sequence[str]) -> list[str]:
+        return [
+            chunk_id
+            for chunk_id in ids
+            if (key := keys.get(chunk_id)) is not None and (key in stale or key not in vectors)
+        ]
+
+    return unseen
 
 
 def _graph_facts(manifest: Manifest, settings: RankingSettings) -> GraphFacts | None:

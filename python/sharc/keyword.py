@@ -353,18 +353,45 @@ class KeywordStore:
         with no tokens returns no results. `languages` keeps only those languages; `path_prefix`
         keeps paths that start with it (a plain string prefix: `src/` or `src/app.py`).
         """
+        searcher, hits = self._hits(query, limit, languages, path_prefix)
+        return [(self._stored_id(searcher, address), float(score)) for score, address in hits]
+
+    def search_keyed(
+        self,
+        query: str,
+        limit: int,
+        *,
+        languages: Iterable[str] | None = None,
+        path_prefix: str | None = None,
+    ) -> list[tuple[str, float, int | None]]:
+        """`search`, each hit with its chunk's key (its vector's key), read from the `key`
+        fast field (None where a segment lacks it)."""
+        searcher, hits = self._hits(query, limit, languages, path_prefix)
+        addresses = [address for _, address in hits]
+        keys = self._run(lambda: searcher.fast_field_values("key", addresses)) if hits else []
+        return [
+            (self._stored_id(searcher, address), float(score), key)
+            for (score, address), key in zip(hits, keys)
+        ]
+
+    def _hits(
+        self,
+        query: str,
+        limit: int,
+        languages: Iterable[str] | None,
+        path_prefix: str | None,
+    ) -> tuple[tantivy.Searcher | None, list[tuple[float, tantivy.DocAddress]]]:
         if limit <= 0:
-            return []
+            return None, []
         [tokens] = self._tokenize([query])
         text_query = self._text_query(tokens, forms=classify_query(query) is not QueryKind.IDENTIFIER)
         if text_query is None:
-            return []
+            return None, []
         final = self._filtered(text_query, languages=languages, path_prefix=path_prefix)
         if final is None:
-            return []
+            return None, []
         searcher = self._searcher
-        hits = self._run(lambda: searcher.search(final, limit, count=False).hits)
-        return [(self._stored_id(searcher, address), float(score)) for score, address in hits]
+        return searcher, self._run(lambda: searcher.search(final, limit, count=False).hits)
 
     # Internals
 

@@ -9,7 +9,7 @@ words on vectors.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from sharc.ranking.query import QueryKind
@@ -76,6 +76,7 @@ def score_fusion(
     floor_rank: int = 100,
     exhausted_floor: Mapping[str, float] | None = None,
     floor_score: Mapping[str, float] | None = None,
+    unseen: Mapping[str, Collection[str]] | None = None,
 ) -> list[tuple[str, float]]:
     """Convex combination of each arm's min-max normalised scores, 0-1, best first.
 
@@ -83,7 +84,10 @@ def score_fusion(
     clipped to 0, and a lone hit (or all-equal hits) scores 1. An arm with fewer hits has run
     out of matches: its floor is `exhausted_floor[arm]`, the score of a non-match (0 for BM25),
     or its last hit's score for an arm not named there. An arm named in `floor_score` scales
-    its hits down to that score rather than 0 (a hit past the floor rank still scores 0). Each arm
+    its hits down to that score rather than 0 (a hit past the floor rank still scores 0). The
+    ids in `unseen[arm]` are ones that arm could not have returned (a chunk without a vector
+    is not judged by the vectors): for them it counts what the other arms gave them, as a
+    search without that arm would. Each arm
     counts its weight divided by the total weight of the arms that returned hits, so a chunk at
     the top of every arm scores 1.0. An arm missing from `weights` counts 1.0; an id repeated
     within one arm counts once, at its best score. Ties keep first appearance, heaviest arm first.
@@ -92,19 +96,39 @@ def score_fusion(
         raise ValueError(f"floor_rank must be at least 1, got {floor_rank}")
     ran = {arm: list(arm_hits) for arm, arm_hits in hits.items() if arm_hits}
     total = sum(max(0.0, weights.get(arm, 1.0)) for arm in ran)
-    scores: dict[str, float] = {}
     if total <= 0:
         return []
-    for arm in sorted(ran, key=lambda arm: -weights.get(arm, 1.0)):
+    order = sorted(ran, key=lambda arm: -weights.get(arm, 1.0))
+    normalised = {
+        arm: _lifted(
+            normalise_arm(ran[arm], floor_rank, (exhausted_floor or {}).get(arm)),
+            (floor_score or {}).get(arm, 0.0),
+            floor_rank,
+        )
+        for arm in order
+    }
+    scores: dict[str, float] = {}
+    for arm in order:
         share = max(0.0, weights.get(arm, 1.0)) / total
-        floor = (exhausted_floor or {}).get(arm)
-        low = (floor_score or {}).get(arm, 0.0)
-        normalised_hits = normalise_arm(ran[arm], floor_rank, floor)
-        for rank, (item, normalised) in enumerate(normalised_hits.items()):
-            if low and rank < floor_rank:
-                normalised = low + (1.0 - low) * normalised
-            scores[item] = scores.get(item, 0.0) + share * normalised
+        for item, value in normalised[arm].items():
+            scores[item] = scores.get(item, 0.0) + share * value
+        for item in (unseen or {}).get(arm, ()):
+            if item in normalised[arm]:
+                continue
+            others = [normalised[o][item] for o in order if o != arm and item in normalised[o]]
+            if others:
+                scores[item] = scores.get(item, 0.0) + share * sum(others) / len(others)
     return sorted(scores.items(), key=lambda pair: -pair[1])
+
+
+def _lifted(normalised: dict[str, float], low: float, floor_rank: int) -> dict[str, float]:
+    """The first `floor_rank` scores scaled from 0-1 to `low`-1."""
+    if not low:
+        return normalised
+    return {
+        item: low + (1.0 - low) * value if rank < floor_rank else value
+        for rank, (item, value) in enumerate(normalised.items())
+    }
 
 
 def normalise_arm(
@@ -132,8 +156,10 @@ def fuse(
     hits: Mapping[str, Sequence[tuple[str, float]]],
     kind: QueryKind,
     settings: RankingSettings = DEFAULT_SETTINGS,
+    unseen: Collection[str] = (),
 ) -> list[tuple[str, float]]:
-    """The arms' `(id, score)` hits, best first, fused for a query of `kind`: scores 0-1.
+    """The arms' `(id, score)` hits, best first, fused for a query of `kind`: scores 0-1;
+    `unseen`: ids the semantic arm could not have returned (no vector yet).
 
     With method `score` and both arms, `score_fusion` (a keyword list shorter than the floor
     rank has run out of matching chunks, so its floor is BM25's zero). With `rrf`, or a single
@@ -145,7 +171,7 @@ def fuse(
     if settings.method == "score" and len(arm_weights) > 1:
         return score_fusion(
             hits, arm_weights, floor_rank=settings.floor_rank, exhausted_floor={KEYWORD: 0.0},
-            floor_score={SEMANTIC: settings.semantic_floor_score},
+            floor_score={SEMANTIC: settings.semantic_floor_score}, unseen={SEMANTIC: unseen},
         )
     rankings = {arm: [item for item, _ in arm_hits] for arm, arm_hits in hits.items()}
     fused = reciprocal_rank_fusion(rankings, arm_weights, k=settings.k)

@@ -13,7 +13,7 @@ from typing import Generic
 
 from sharc.ranking.boosts import apply_boosts, boost_bound
 from sharc.ranking.coherence import apply_coherence
-from sharc.ranking.fusion import fuse
+from sharc.ranking.fusion import KEYWORD, SEMANTIC, fuse
 from sharc.ranking.graph import (
     GraphFacts,
     apply_neighbours,
@@ -33,6 +33,10 @@ from sharc.ranking.visibility import DefinitionFacts
 Arm = Callable[[str, int], list[tuple[str, float]]]
 #: Reads the records of candidate ids (missing ids are left out: deleted since).
 RecordReader = Callable[[Sequence[str]], Mapping[str, C]]
+#: Of the ids given, those the semantic arm could not have returned: chunks without a vector
+#: (keyword-only by policy, or not embedded yet). Score fusion counts for them what the
+#: keyword arm gave them, as a search without vectors would.
+UnseenFinder = Callable[[Sequence[str]], Collection[str]]
 #: `(ids, names) -> {id: facts}`: those of the candidate ids whose chunk's symbol is one of
 #: the names, exactly (what the definitions-first stage lifts), each with what its declaration
 #: says (`sharc.ranking.visibility.DefinitionFacts`), without reading the candidates' records.
@@ -65,15 +69,17 @@ def rank(
     max_per_file: int | None = 2,
     graph: GraphFacts | None = None,
     defines: DefinitionFinder | None = None,
+    unseen: UnseenFinder | None = None,
 ) -> Ranking[C]:
     """Every stage in order over the candidates of `arms`; `accepts` filters records; the
     graph neighbour stage reads `graph` (without it, the stage is off); `defines` spares a
-    one-name query reading every candidate (see `rank_hits`)."""
+    one-name query reading every candidate (see `rank_hits`); `unseen` names the keyword
+    hits the vectors never judged."""
     depth = candidate_depth(limit, accepts is not None)
     hits = {name: arm(query, depth) for name, arm in arms.items()}
     return rank_hits(
         query, hits, read, settings=settings, accepts=accepts, include_tests=include_tests,
-        max_per_file=max_per_file, limit=limit, graph=graph, defines=defines,
+        max_per_file=max_per_file, limit=limit, graph=graph, defines=defines, unseen=unseen,
     )
 
 
@@ -89,6 +95,7 @@ def rank_hits(
     limit: int | None = None,
     graph: GraphFacts | None = None,
     defines: DefinitionFinder | None = None,
+    unseen: UnseenFinder | None = None,
 ) -> Ranking[C]:
     """The stages after the arms have answered: `hits` maps each arm to its `(id, score)`
     hits, best first (benchmarks replay stored hits through here).
@@ -100,7 +107,7 @@ def rank_hits(
     are read first when `defines` can name them, else every candidate is read."""
     kind = classify_query(query)
     answered = tuple(name for name, arm_hits in hits.items() if arm_hits)
-    fused = fuse(hits, kind, settings)
+    fused = fuse(hits, kind, settings, _unseen_keyword_hits(hits, settings, unseen))
     intent = QueryIntent.of(query, kind, include_tests=include_tests, fused=len(answered) > 1)
     neighbours = graph is not None and wants_neighbours(intent, settings)
     lifts_definitions = settings.definitions_first and intent.single_name
@@ -134,6 +141,20 @@ def rank_hits(
     if max_per_file:
         candidates = diversify(candidates, max_per_file=max_per_file)
     return Ranking(candidates, tuple(hits), kind)
+
+
+def _unseen_keyword_hits(
+    hits: Mapping[str, Sequence[tuple[str, float]]],
+    settings: RankingSettings,
+    unseen: UnseenFinder | None,
+) -> Collection[str]:
+    """The keyword hits the semantic arm could not have returned (asked only about those the
+    vectors did not return)."""
+    semantic, keyword = hits.get(SEMANTIC), hits.get(KEYWORD)
+    if unseen is None or settings.method != "score" or not semantic or not keyword:
+        return ()
+    returned = {chunk_id for chunk_id, _ in semantic}
+    return unseen([chunk_id for chunk_id, _ in keyword if chunk_id not in returned])
 
 
 #: Records read per block by `_score_blocks`: a search reads one to three.
