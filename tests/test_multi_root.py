@@ -120,6 +120,29 @@ def test_a_keyword_only_index_joins_by_keywords(roots: dict[str, Index]) -> None
         sharc.search_many([keyword], "invoice total", mode="semantic")
 
 
+def test_chunks_without_vectors_rank_by_their_keywords(
+    roots: dict[str, Index], tmp_path: Path
+) -> None:
+    """A chunk the vectors have not seen (keyword-only, or not embedded yet) counts its BM25
+    score for the semantic share too, alone and among several roots alike."""
+    query = "sum the invoice lines and add the tax"
+    full, keyword = roots["full"], roots["keyword"]
+    many = sharc.search_many([full, keyword], query, limit=3)
+    assert (many[0].root, many[0].symbol) == (str(keyword.root), "invoice_total")  # type: ignore[attr-defined]
+
+    root = shutil.copytree(FIXTURES / "repo_small", tmp_path / "growing")
+    index = sharc.Index.open(root, index_dir=tmp_path / "index-growing")
+    index.update()
+    (root / "taskboard" / "invoices.py").write_text(
+        (roots["partial"].root / "taskboard" / "invoices.py").read_text()
+    )
+    index.update(embed=False)  # the new file's chunk has no vector yet
+    alone = index.search(query, limit=3)
+    assert alone[0].symbol == "invoice_total" and alone.complete is False
+    many = sharc.search_many([index], query, limit=3)
+    assert [(h.id, h.score) for h in many] == [(h.id, h.score) for h in alone]
+
+
 def test_indexes_of_different_models_are_refused_but_for_keywords(
     roots: dict[str, Index], monkeypatch: pytest.MonkeyPatch
 ) -> None:

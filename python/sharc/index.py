@@ -474,7 +474,7 @@ class Index(AsyncIndexMethods):
             vectors = self._reader_vectors()
             if vectors is not None and len(vectors):
                 arms[ranking.SEMANTIC] = self._semantic_arm(manifest, vectors, stale)
-                unseen = _without_vectors(keys, vectors, stale)
+                unseen = unseen_by_vectors(keys, vectors, stale)
             elif mode == "semantic":
                 raise NotIndexedError(f"{self.root} has no vectors yet; run `sharc index` first")
         ranked = ranking.rank(
@@ -607,7 +607,7 @@ class Index(AsyncIndexMethods):
 # -- helpers -------------------------------------------------------------------------------
 
 
-def _without_vectors(
+def unseen_by_vectors(
     keys: Mapping[str, int], vectors: SegmentedVectors, stale: Collection[int]
 ) -> Callable[[Sequence[str]], list[str]]:
     """Of the keyword hits' ids given (their keys in `keys`), those the semantic arm could

@@ -22,14 +22,21 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from sharc.errors import NotIndexedError
-from sharc.index import Index, SearchFilters, SearchMode, SearchResponse, SearchResult
+from sharc.index import (
+    Index,
+    SearchFilters,
+    SearchMode,
+    SearchResponse,
+    SearchResult,
+    unseen_by_vectors,
+)
 from sharc.writer import stored_settings
 
 if TYPE_CHECKING:
     import numpy as np
 
     from sharc.manifest import Manifest, RankRecord
-    from sharc.ranking.pipeline import Arm
+    from sharc.ranking.pipeline import Arm, UnseenFinder
     from sharc.ranking.visibility import DefinitionFacts
     from sharc.vector_segments import SegmentedVectors
 
@@ -106,16 +113,24 @@ def _search(
     if not query:
         return SearchResponse([], (), "empty", True)
     arms: dict[str, Arm] = {}
+    unseen: UnseenFinder | None = None
     complete = True
+    # Per index, as `Index.search` keeps them: the keyword hits' keys, and the vector hits'
+    # keys no chunk has any more.
+    keys: list[dict[str, int]] = [{} for _ in indexes]
+    stale: list[set[int]] = [set() for _ in indexes]
     if mode in ("hybrid", "keyword"):
         arms[ranking.KEYWORD] = _pooled([
-            index._keyword_arm(filters.languages, filters.path_prefix) for index in indexes
+            index._keyword_arm(filters.languages, filters.path_prefix, keys[number])
+            for number, index in enumerate(indexes)
         ])
     if mode in ("hybrid", "semantic"):
         complete = all(m.get_meta("vectors_complete") == "1" for m in manifests)
-        semantic = _semantic_arms(indexes, manifests)
+        stores = [index._reader_vectors() for index in indexes]
+        semantic = _semantic_arms(indexes, manifests, stores, stale)
         if semantic:
             arms[ranking.SEMANTIC] = _pooled(semantic)
+            unseen = _unseen_finder(stores, keys, stale)
         elif mode == "semantic":
             raise NotIndexedError("none of these roots has vectors yet; run `sharc index` first")
     ranked = ranking.rank(
@@ -125,7 +140,7 @@ def _search(
             (lambda r: filters.accepts(_unmarked(r.path), r.language)) if filters.active else None
         ),
         include_tests=include_tests, max_per_file=max_per_file,
-        defines=_definition_finder(manifests),
+        defines=_definition_finder(manifests), unseen=unseen,
     )
     top = ranked.candidates[:limit]
     wanted: dict[int, list[str]] = {}
@@ -155,9 +170,14 @@ def _refuse_duplicates(indexes: list[Index]) -> None:
         seen[key] = index
 
 
-def _semantic_arms(indexes: list[Index], manifests: list[Manifest]) -> list[Arm | None]:
-    """Per index, its vector arm (None without vectors), all fed one query vector."""
-    stores = [index._reader_vectors() for index in indexes]
+def _semantic_arms(
+    indexes: list[Index],
+    manifests: list[Manifest],
+    stores: list[SegmentedVectors | None],
+    stale: list[set[int]],
+) -> list[Arm | None]:
+    """Per index, its vector arm (None without vectors), all fed one query vector; the keys of
+    hits no chunk has any more go into the index's `stale` set."""
     with_vectors = [n for n, store in enumerate(stores) if store is not None and len(store)]
     if not with_vectors:
         return []
@@ -180,19 +200,52 @@ def _semantic_arms(indexes: list[Index], manifests: list[Manifest]) -> list[Arm 
     for n in with_vectors:
         store = stores[n]
         assert store is not None
-        arms[n] = _vector_arm(manifests[n], store, query_vector)
+        arms[n] = _vector_arm(manifests[n], store, query_vector, stale[n])
     return arms
 
 
 def _vector_arm(
-    manifest: Manifest, store: SegmentedVectors, query_vector: Callable[[str], np.ndarray]
+    manifest: Manifest,
+    store: SegmentedVectors,
+    query_vector: Callable[[str], np.ndarray],
+    stale: set[int],
 ) -> Arm:
     def search(query: str, depth: int) -> list[tuple[str, float]]:
         hits = store.search(query_vector(query), depth)
         ids = manifest.ids_by_key([key for key, _ in hits])
+        stale.update(key for key, _ in hits if key not in ids)
         return [(ids[key], similarity) for key, similarity in hits if key in ids]
 
     return search
+
+
+def _unseen_finder(
+    stores: list[SegmentedVectors | None], keys: list[dict[str, int]], stale: list[set[int]]
+) -> UnseenFinder:
+    """Of the tagged keyword hits given, those the pooled vector arm could not have returned:
+    every hit of an index without vectors, and in the others those `Index.search` would name
+    (`unseen_by_vectors`)."""
+    finders = [
+        unseen_by_vectors(keys[n], store, stale[n]) if store is not None and len(store) else None
+        for n, store in enumerate(stores)
+    ]
+
+    def unseen(ids: Sequence[str]) -> list[str]:
+        by_index: dict[int, list[tuple[str, str]]] = {}
+        for tagged in ids:
+            number, chunk_id = _untagged(tagged)
+            by_index.setdefault(number, []).append((tagged, chunk_id))
+        found: list[str] = []
+        for number, pairs in by_index.items():
+            finder = finders[number]
+            if finder is None:
+                found += [tagged for tagged, _ in pairs]
+                continue
+            without = set(finder([chunk_id for _, chunk_id in pairs]))
+            found += [tagged for tagged, chunk_id in pairs if chunk_id in without]
+        return found
+
+    return unseen
 
 
 def _pooled(arms: Sequence[Arm | None]) -> Arm:
