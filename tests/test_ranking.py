@@ -15,6 +15,7 @@ from sharc.ranking import (
     RankingSettings,
     classify_query,
     content_words,
+    covers_words,
     diversify,
     fuse,
     is_generated_path,
@@ -209,6 +210,34 @@ def test_score_fusion_edges() -> None:
     }
     with pytest.raises(ValueError):
         score_fusion({KEYWORD: ranked}, {}, floor_rank=0)
+
+
+def test_covers_words_in_any_form() -> None:
+    code = "def load_plugins(names):\n    return [import_module(n) for n in names]"
+    assert covers_words("how are plugins loaded", code)
+    assert covers_words("the plugin loader", "class PluginLoader: ...")
+    assert not covers_words("how are plugins loaded lazily", code)
+    assert not covers_words("how is it", code)  # no content word: nothing to cover
+
+
+def test_a_question_whose_words_the_best_keyword_hit_holds_leans_on_keywords() -> None:
+    records = {
+        "kw": Candidate(id="kw", path="src/retry.py", symbol="backoff_delay"),
+        "sem": Candidate(id="sem", path="src/timing.py", symbol="pause"),
+    }
+    hits = {KEYWORD: [("kw", 9.0), ("sem", 1.0)], SEMANTIC: [("sem", 0.8), ("kw", 0.6)]}
+    texts = {"kw": "def backoff_delay(attempt): ...", "sem": "def pause(): ..."}
+
+    def top(query: str) -> str:
+        ranked = rank_hits(query, hits, lambda ids: {i: records[i] for i in ids},
+                           read_text=texts.get)  # fmt: skip
+        return ranked.candidates[0][0].id
+
+    assert top("the backoff delay") == "kw"  # both words in the keyword arm's best hit
+    assert top("the backoff delay between attempts") == "sem"  # not all: vectors lead
+    off = RankingSettings(covered_keyword=0.0)
+    assert rank_hits("the backoff delay", hits, lambda ids: {i: records[i] for i in ids},
+                     read_text=texts.get, settings=off).candidates[0][0].id == "sem"  # fmt: skip
 
 
 def test_fuse_dispatches_on_method_and_scores_in_unit_range() -> None:

@@ -484,6 +484,7 @@ class Index(AsyncIndexMethods):
             include_tests=include_tests, max_per_file=max_per_file,
             graph=_graph_facts(manifest, self.ranking_settings),
             defines=definition_finder(manifest), unseen=unseen,
+            read_text=lambda chunk_id: chunk_text(manifest, chunk_id),
         )
         top = ranked.candidates[:limit]
         records = manifest.chunks_by_id([candidate.id for candidate, _ in top])
@@ -605,6 +606,12 @@ class Index(AsyncIndexMethods):
 
 
 # -- helpers -------------------------------------------------------------------------------
+
+
+def chunk_text(manifest: Manifest, chunk_id: str) -> str | None:
+    """A chunk's header, code and path, as the ranking's keyword share reads them."""
+    record = manifest.chunks_by_id([chunk_id]).get(chunk_id)
+    return None if record is None else f"{record.header}{record.code}\n{record.path}"
 
 
 def unseen_by_vectors(

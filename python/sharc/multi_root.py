@@ -28,6 +28,7 @@ from sharc.index import (
     SearchMode,
     SearchResponse,
     SearchResult,
+    chunk_text,
     unseen_by_vectors,
 )
 from sharc.writer import stored_settings
@@ -141,6 +142,7 @@ def _search(
         ),
         include_tests=include_tests, max_per_file=max_per_file,
         defines=_definition_finder(manifests), unseen=unseen,
+        read_text=_text_reader(manifests),
     )
     top = ranked.candidates[:limit]
     wanted: dict[int, list[str]] = {}
@@ -159,6 +161,16 @@ def _search(
                 root=str(indexes[number].root),
             ))
     return SearchResponse(results, ranked.arms, ranked.kind.value, complete)
+
+
+def _text_reader(manifests: list[Manifest]) -> Callable[[str], str | None]:
+    """`chunk_text` of a tagged chunk id, from its index's manifest."""
+
+    def read(tagged: str) -> str | None:
+        number, chunk_id = _untagged(tagged)
+        return chunk_text(manifests[number], chunk_id)
+
+    return read
 
 
 def _refuse_duplicates(indexes: list[Index]) -> None:

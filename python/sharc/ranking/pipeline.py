@@ -8,7 +8,7 @@ code graph links to the strongest hits, shape the list.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Generic
 
 from sharc.ranking.boosts import apply_boosts, boost_bound
@@ -23,7 +23,7 @@ from sharc.ranking.graph import (
 )
 from sharc.ranking.learned import LinearWeights, apply_learned
 from sharc.ranking.penalties import apply_penalties, penalty_bound
-from sharc.ranking.query import QueryIntent, QueryKind, classify_query
+from sharc.ranking.query import QueryIntent, QueryKind, classify_query, covers_words
 from sharc.ranking.records import C, Scored
 from sharc.ranking.settings import DEFAULT_SETTINGS, RankingSettings
 from sharc.ranking.shaping import definitions_first, demoted_definitions, diversify
@@ -37,6 +37,9 @@ RecordReader = Callable[[Sequence[str]], Mapping[str, C]]
 #: (keyword-only by policy, or not embedded yet). Score fusion counts for them what the
 #: keyword arm gave them, as a search without vectors would.
 UnseenFinder = Callable[[Sequence[str]], Collection[str]]
+#: A chunk's header, code and path (None when it is gone): what the keyword share of a
+#: question in words looks at in the keyword arm's best hit (`covers_words`).
+TextReader = Callable[[str], str | None]
 #: `(ids, names) -> {id: facts}`: those of the candidate ids whose chunk's symbol is one of
 #: the names, exactly (what the definitions-first stage lifts), each with what its declaration
 #: says (`sharc.ranking.visibility.DefinitionFacts`), without reading the candidates' records.
@@ -70,16 +73,18 @@ def rank(
     graph: GraphFacts | None = None,
     defines: DefinitionFinder | None = None,
     unseen: UnseenFinder | None = None,
+    read_text: TextReader | None = None,
 ) -> Ranking[C]:
     """Every stage in order over the candidates of `arms`; `accepts` filters records; the
     graph neighbour stage reads `graph` (without it, the stage is off); `defines` spares a
     one-name query reading every candidate (see `rank_hits`); `unseen` names the keyword
-    hits the vectors never judged."""
+    hits the vectors never judged; `read_text` reads the keyword arm's best hit."""
     depth = candidate_depth(limit, accepts is not None)
     hits = {name: arm(query, depth) for name, arm in arms.items()}
     return rank_hits(
         query, hits, read, settings=settings, accepts=accepts, include_tests=include_tests,
         max_per_file=max_per_file, limit=limit, graph=graph, defines=defines, unseen=unseen,
+        read_text=read_text,
     )
 
 
@@ -96,6 +101,7 @@ def rank_hits(
     graph: GraphFacts | None = None,
     defines: DefinitionFinder | None = None,
     unseen: UnseenFinder | None = None,
+    read_text: TextReader | None = None,
 ) -> Ranking[C]:
     """The stages after the arms have answered: `hits` maps each arm to its `(id, score)`
     hits, best first (benchmarks replay stored hits through here).
@@ -107,7 +113,8 @@ def rank_hits(
     are read first when `defines` can name them, else every candidate is read."""
     kind = classify_query(query)
     answered = tuple(name for name, arm_hits in hits.items() if arm_hits)
-    fused = fuse(hits, kind, settings, _unseen_keyword_hits(hits, settings, unseen))
+    shares = _fusion_settings(query, kind, hits, settings, read_text)
+    fused = fuse(hits, kind, shares, _unseen_keyword_hits(hits, settings, unseen))
     intent = QueryIntent.of(query, kind, include_tests=include_tests, fused=len(answered) > 1)
     neighbours = graph is not None and wants_neighbours(intent, settings)
     lifts_definitions = settings.definitions_first and intent.single_name
@@ -141,6 +148,30 @@ def rank_hits(
     if max_per_file:
         candidates = diversify(candidates, max_per_file=max_per_file)
     return Ranking(candidates, tuple(hits), kind)
+
+
+def _fusion_settings(
+    query: str,
+    kind: QueryKind,
+    hits: Mapping[str, Sequence[tuple[str, float]]],
+    settings: RankingSettings,
+    read_text: TextReader | None,
+) -> RankingSettings:
+    """`settings`, the keyword share of a question in words raised to `covered_keyword` when
+    the keyword arm's best hit holds every one of its words (`covers_words`)."""
+    keyword = hits.get(KEYWORD)
+    if (
+        read_text is None
+        or kind is not QueryKind.NATURAL_LANGUAGE
+        or settings.covered_keyword <= settings.natural_keyword
+        or not keyword
+        or not hits.get(SEMANTIC)
+    ):
+        return settings
+    text = read_text(keyword[0][0])
+    if text is None or not covers_words(query, text):
+        return settings
+    return replace(settings, natural_keyword=settings.covered_keyword)
 
 
 def _unseen_keyword_hits(

@@ -7,6 +7,8 @@ import functools
 import re
 from dataclasses import dataclass
 
+from sharc.stems import english_stem
+
 
 class QueryKind(enum.Enum):
     """What a query looks like, which decides how much each arm counts."""
@@ -76,6 +78,17 @@ def content_words(text: str) -> frozenset[str]:
     name}."""
     words = (word.lower() for word in _WORD.findall(text) if len(word) > 1)
     return frozenset(singular(word) for word in words if word not in STOPWORDS)
+
+
+def covers_words(query: str, text: str) -> bool:
+    """Whether `text` holds every content word of `query`, each in some form (the same
+    English stem, identifiers split into their words): "how are plugins loaded" and
+    `def load_plugin(name)`."""
+    wanted = {english_stem(word) for word in content_words(query)}
+    if not wanted:
+        return False
+    held = {english_stem(word.lower()) for word in _WORD.findall(text)}
+    return wanted <= held
 
 
 def singular(word: str) -> str:
