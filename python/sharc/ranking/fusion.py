@@ -87,10 +87,10 @@ def score_fusion(
     its hits down to that score rather than 0 (a hit past the floor rank still scores 0). The
     ids in `unseen[arm]` are ones that arm could not have returned (a chunk without a vector
     is not judged by the vectors): for them it counts what the other arms gave them, as a
-    search without that arm would. Each arm
-    counts its weight divided by the total weight of the arms that returned hits, so a chunk at
-    the top of every arm scores 1.0. An arm missing from `weights` counts 1.0; an id repeated
-    within one arm counts once, at its best score. Ties keep first appearance, heaviest arm first.
+    search without that arm would. Each arm counts its weight divided by the total weight of
+    the arms that returned hits, so a chunk at the top of every arm scores 1.0. An arm missing
+    from `weights` counts 1.0; an id repeated within one arm counts once, at its best score.
+    Ties keep first appearance, heaviest arm first.
     """
     if floor_rank < 1:
         raise ValueError(f"floor_rank must be at least 1, got {floor_rank}")
