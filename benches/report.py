@@ -176,7 +176,7 @@ def _learned_lines(results: Path) -> list[str]:
     return [
         f"A learned combination of the pipeline's features (a linear model trained on dev"
         f" queries, `RankingSettings(combination=\"learned\")`; `{learned['command']}`) against"
-        f" the hand-tuned default: dev (cross-validated over repositories) {cv[0]:+.1f}"
+        f" the hand-tuned default of its run (`git` {learned['git']['commit'][:7]}): dev (cross-validated over repositories) {cv[0]:+.1f}"
         f" ({cv[1]:+.1f} to {cv[2]:+.1f}), test {test['hand']['file_ndcg']:.1f} →"
         f" {test['learned']['file_ndcg']:.1f}, {mean:+.1f} ({low:+.1f} to {high:+.1f}). The"
         " interval holds zero and the learned ranking loses on CoSQA and CodeSearchNet-style"
@@ -204,7 +204,8 @@ def _graph_lines(results: Path) -> list[str]:
 
     return [
         "Graph neighbours (files the code graph links to the strongest hits rise,"
-        f" `RankingSettings({graph['variant'].replace(',', ', ')})`; `{graph['command']}`):"
+        f" `RankingSettings({graph['variant'].replace(',', ', ')})`; `{graph['command']}`;"
+        f" against the default of its run, `git` {graph['git']['commit'][:7]}):"
         f" {measured('dev')}; {measured('test')}. Neither interval excludes zero, so the"
         " stage stays off by default.",
         "",
