@@ -2,9 +2,11 @@
 repositories and judged on the held-out ones against the hand-tuned pipeline.
 
 Searching is the slow part, so it happens once: `collect` runs both arms of every query (dev
-and test) on the cached indexes and stores their hits and the candidates' records. Everything
-after that replays the stored hits through `sharc.ranking.rank_hits` (the same stages a search
-runs), so training, cross-validation and evaluation cost no search:
+and test) on the cached indexes and stores their hits, the candidates' records and the text of
+the keyword arm's best hit. Everything after that replays the stored hits through
+`sharc.ranking.rank_hits` (the same stages a search runs, but for the vectors' unseen-chunk
+credit, which the benchmark's fully embedded indexes do not use), so training,
+cross-validation and evaluation cost no search:
 
     python -m benches.quality.learn_repos collect     # hits -> benches/data/learn-cache/
     python -m benches.quality.learn_repos replay      # hand-tuned defaults from stored hits
@@ -28,7 +30,7 @@ import json
 import pickle
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -41,16 +43,19 @@ CACHE = data_dir() / "learn-cache" / "repos.pkl"
 
 @dataclass
 class StoredQuery:
-    """One query's arm hits and the records of every candidate they name."""
+    """One query's arm hits, the records of every candidate they name, and the text of the
+    keyword arm's best hit (what the covered-words keyword share reads)."""
 
     query: RepoQuery
     split: str
     hits: dict[str, list[tuple[str, float]]]
     records: dict[str, Any]
+    texts: dict[str, str] = field(default_factory=dict)
 
 
 def collect(repos: Sequence[Repo], index_cache: Path) -> list[StoredQuery]:
     """Both arms' hits for every query, at the depth a benchmark search uses."""
+    from sharc.index import chunk_text
     from sharc.ranking import KEYWORD, SEMANTIC, candidate_depth
 
     from benches.quality.tune_repos import open_indexes
@@ -66,7 +71,15 @@ def collect(repos: Sequence[Repo], index_cache: Path) -> list[StoredQuery]:
         for query in repo.queries:
             hits = {name: arm(query.text, depth) for name, arm in arms.items()}
             ids = sorted({chunk_id for arm_hits in hits.values() for chunk_id, _ in arm_hits})
-            stored.append(StoredQuery(query, repo.split, hits, manifest.rank_records_by_id(ids)))
+            best = hits[KEYWORD][:1]
+            texts = {
+                chunk_id: text
+                for chunk_id, _ in best
+                if (text := chunk_text(manifest, chunk_id)) is not None
+            }
+            stored.append(
+                StoredQuery(query, repo.split, hits, manifest.rank_records_by_id(ids), texts)
+            )
         print(f"{repo.name:24} {repo.split:4} {len(repo.queries)} queries", file=sys.stderr,
               flush=True)
         index.close()
@@ -92,7 +105,8 @@ def replay(stored: StoredQuery, settings: Any, mode: str = "hybrid") -> list[Any
     from sharc.ranking import rank_hits
 
     hits = stored.hits if mode == "hybrid" else {mode: stored.hits[mode]}
-    ranked = rank_hits(stored.query.text, hits, lambda ids: stored.records, settings=settings)
+    ranked = rank_hits(stored.query.text, hits, lambda ids: stored.records, settings=settings,
+                       read_text=stored.texts.get)
     return [chunk for chunk, _ in ranked.candidates[:DEPTH]]
 
 
@@ -120,6 +134,7 @@ def prepare(stored: StoredQuery, settings: Any) -> Prepared:
     from benches.quality.repos import defines
 
     ranked = rank_hits(stored.query.text, stored.hits, lambda ids: stored.records,
+                       read_text=stored.texts.get,
                        settings=settings, max_per_file=None)
     answered = [arm for arm, hits in stored.hits.items() if hits]
     intent = QueryIntent.of(stored.query.text, classify_query(stored.query.text),
