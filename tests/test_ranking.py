@@ -67,6 +67,7 @@ class Candidate:
     start_line: int = 1
     end_line: int = 10
     generated: bool = False
+    language: str = ""
 
 
 def rerank(
@@ -588,6 +589,18 @@ def test_a_qualified_query_lifts_the_chunk_whose_qualified_name_ends_with_it() -
     assert rerank_adjustments(defining, bare, settings) == rerank_adjustments(nested, bare, settings)
 
 
+def test_kotlin_reaches_a_companion_objects_members_through_its_class() -> None:
+    settings = RankingSettings(qualified_match_factor=1.3, definition_file_factor=1.0)
+    intent = QueryIntent.of("Buffer.of")
+    companion = Candidate("a", "okio/Buffer.kt", "of", fqn="Buffer.Companion.of", language="kotlin")
+    elsewhere = Candidate("b", "okio/Segment.kt", "of", fqn="Segment.Companion.of", language="kotlin")
+    assert rerank_adjustments(companion, intent, settings) == pytest.approx(1.6 * 1.3)
+    assert rerank_adjustments(elsewhere, intent, settings) == pytest.approx(1.6)
+    # Only Kotlin's companions are reached that way.
+    other = Candidate("c", "src/buffer.rb", "of", fqn="Buffer.Companion.of", language="ruby")
+    assert rerank_adjustments(other, intent, settings) == pytest.approx(1.6)
+
+
 def test_the_file_named_after_a_symbol_holds_its_definition() -> None:
     settings = RankingSettings(definition_file_factor=1.15)
     intent = QueryIntent.of("Engine")
@@ -785,6 +798,31 @@ def test_a_private_definition_follows_a_public_one_of_the_same_tier() -> None:
     # Privacy orders only within a tier: a qualified match stays first.
     assert ranked("Protocol.connect", {"helper"})[:2] == ["api", "helper"]
     assert ranked("Protocol.connect", {"api"})[:2] == ["helper", "api"]
+
+
+def test_deprecated_and_crate_visible_definitions_follow_public_ones() -> None:
+    scored = [
+        (Candidate("moved", "src/chain.rs", "Chain", kind="struct"), 0.9),
+        (Candidate("private", "src/imp.rs", "Chain", kind="struct"), 0.7),
+        (Candidate("public", "src/lib.rs", "Chain", kind="struct"), 0.5),
+    ]
+    records = {c.id: c for c, _ in scored}
+    hits = {KEYWORD: [(c.id, score) for c, score in scored]}
+
+    def ranked(facts: dict[str, DefinitionFacts]) -> list[str]:
+        defines = lambda ids, names: {i: facts.get(i, DefinitionFacts()) for i in ids}  # noqa: E731
+        result = rank_hits("Chain", hits, lambda ids: {i: records[i] for i in ids}, limit=3,
+                           max_per_file=None, defines=defines)
+        return [c.id for c, _ in result.candidates[:3]]
+
+    assert ranked({}) == ["moved", "private", "public"]
+    private = DefinitionFacts(private=True)
+    crate = DefinitionFacts(restricted=True)
+    old = DefinitionFacts(deprecated=True)
+    # pub before pub(crate) before private, whatever the scores.
+    assert ranked({"moved": crate, "private": private}) == ["public", "moved", "private"]
+    assert ranked({"moved": old, "private": crate}) == ["public", "private", "moved"]
+    assert ranked({"moved": old, "private": private}) == ["public", "moved", "private"]
 
 
 def test_a_name_no_arm_finds_ranks_nothing() -> None:

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 from sharc.ranking.query import QueryIntent
-from sharc.ranking.visibility import class_level, declared_private
+from sharc.ranking.visibility import (
+    class_level,
+    declared_deprecated,
+    declared_private,
+    declared_restricted,
+)
 
 PRIVATE = [
     ("elixir", "connect", "@doc false\ndefp connect(host, port) do\n  :ok\nend"),
@@ -66,3 +71,49 @@ def test_ruby_class_methods(header: str, code: str, expected: bool) -> None:
 )
 def test_a_hash_before_the_last_part_names_an_instance_method(query: str, instance: bool) -> None:
     assert QueryIntent.of(query).instance_member is instance
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ("pub(crate) struct Chain<'a> {\n}", True),
+        ("pub(super) fn parse(input: &str) {}", True),
+        ("pub(in crate::de) fn parse(input: &str) {}", True),
+        ("pub struct Chain<'a> {\n    state: crate::chain::ChainState<'a>,\n}", False),
+        ("fn parse(input: &str) {}", False),  # private, not restricted
+    ],
+)
+def test_rust_visibility_within_the_crate_is_restricted(code: str, expected: bool) -> None:
+    symbol = "Chain" if "Chain" in code else "parse"
+    assert declared_restricted("rust", symbol, code) is expected
+    assert declared_restricted("go", symbol, code) is False
+
+
+DEPRECATED = [
+    (
+        "KotlinJsonAdapterFactory",
+        '@Deprecated(\n  message = "moved",\n  replaceWith = ReplaceWith("a.b.KotlinJsonAdapterFactory"),'
+        "\n)\npublic class KotlinJsonAdapterFactory : JsonAdapter.Factory",
+    ),
+    ("parse", '#[deprecated(since = "1.2", note = "use read")]\npub fn parse() {}'),
+    ("Parse", "// Parse reads it.\n//\n// Deprecated: use Read.\nfunc Parse() {}"),
+    ("fetch", "/**\n * Fetches it.\n * @deprecated use get\n */\nexport function fetch() {}"),
+    ("Run", '[Obsolete("use RunAsync")]\npublic void Run() {}'),
+    ("run", '@available(*, deprecated, message: "use start")\nfunc run() {}'),
+    ("old", "[[deprecated]] int old(void);"),
+]
+NOT_DEPRECATED = [
+    ("parse", "pub fn parse() {\n    // the deprecated form is gone\n}"),
+    ("fetch", "export function fetch() {\n  warn('@deprecated below');\n}"),
+    ("Run", "public void Run() {}\n[Obsolete]\npublic void Stop() {}"),
+]
+
+
+@pytest.mark.parametrize(("symbol", "code"), DEPRECATED)
+def test_deprecation_markers_above_a_declaration(symbol: str, code: str) -> None:
+    assert declared_deprecated(symbol, code)
+
+
+@pytest.mark.parametrize(("symbol", "code"), NOT_DEPRECATED)
+def test_markers_below_the_declaration_do_not_count(symbol: str, code: str) -> None:
+    assert not declared_deprecated(symbol, code)

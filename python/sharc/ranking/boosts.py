@@ -48,6 +48,14 @@ def path_words_match(path: str, query_words: frozenset[str]) -> float:
     )
 
 
+def _referable(fqn: str, language: str) -> str:
+    """A qualified name as code refers to it: Kotlin reaches a companion object's members
+    through its class (`Moshi.Builder.of`, not `Moshi.Builder.Companion.of`)."""
+    if language == "kotlin" and "Companion" in fqn:
+        return ".".join(part for part in fqn.split(".") if part != "Companion")
+    return fqn
+
+
 def _squashed(name: str) -> str:
     return re.sub(r"[_\-]", "", name).lower()
 
@@ -83,7 +91,7 @@ def definition_match(chunk: RankedChunk, intent: QueryIntent) -> DefinitionMatch
     exact = chunk.symbol in intent.identifiers
     if not exact and chunk.symbol.lower() not in {name.lower() for name in intent.identifiers}:
         return NO_DEFINITION
-    fqn = "." + chunk.fqn
+    fqn = "." + _referable(chunk.fqn, getattr(chunk, "language", ""))
     kind = getattr(chunk, "kind", "")
     stem = posixpath.basename(chunk.path).split(".", 1)[0]
     return DefinitionMatch(

@@ -201,7 +201,7 @@ def _score_blocks(
     top: tuple[int, int] | None,
     *,
     first: Collection[str] = (),
-    demoted: Collection[str] = (),
+    demoted: Mapping[str, int] | None = None,
 ) -> list[Scored[C]]:
     """Boosts, coherence, penalties and definitions first over the candidates of `fused`,
     read best first.
@@ -238,7 +238,7 @@ def _score_block(
     intent: QueryIntent,
     settings: RankingSettings,
     accepts: Callable[[C], bool] | None,
-    demoted: Collection[str],
+    demoted: Mapping[str, int] | None,
 ) -> list[Scored[C]]:
     """The stages up to shaping over one block of fused candidates, their records read."""
     records = read([chunk_id for chunk_id, _ in block])

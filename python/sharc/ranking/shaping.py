@@ -3,7 +3,7 @@ and no file filling the top."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from sharc.ranking.boosts import boost_bound, definition_match, definition_tier
@@ -26,12 +26,12 @@ def definitions_first(
     intent: QueryIntent,
     settings: RankingSettings,
     *,
-    demoted: Collection[str] = (),
+    demoted: Mapping[str, int] | None = None,
 ) -> list[Scored[C]]:
     """A query that is one name: each chunk that defines it rises by its `definition_tier`
     times `score_ceiling`, so definitions come first, the surest first, and the score orders
-    each tier; within a tier, a definition whose id is in `demoted` comes after the others
-    (`demoted_definitions`). A section of docs or config named like it is no definition, and
+    each tier; within a tier, a definition `demoted` by some steps (1 to `DEMOTION_STEPS`)
+    comes after those demoted by fewer (`demoted_definitions`). A section of docs or config named like it is no definition, and
     definitions in tests, examples, generated or vendored files stay where their score puts
     them, unless the query asks for that kind of file."""
     if not (settings.definitions_first and intent.single_name):
@@ -46,21 +46,30 @@ def definitions_first(
         ):
             tier = 0
         if tier:
-            tier = 2 * tier - (getattr(chunk, "id", None) in demoted)
+            demotion = (demoted or {}).get(getattr(chunk, "id", None), 0)
+            tier = (DEMOTION_STEPS + 1) * tier - min(DEMOTION_STEPS, demotion)
         tiered.append((chunk, score + tier * step))
     return tiered
 
 
+#: How many places a definition can fall behind the others of its tier.
+DEMOTION_STEPS = 3
+
+
 def demoted_definitions(
     definitions: Mapping[str, DefinitionFacts], intent: QueryIntent
-) -> frozenset[str]:
-    """The definitions that follow the others of their tier: declared private, or a class
-    method where the query names an instance method (`Client#push`)."""
-    return frozenset(
-        chunk_id
-        for chunk_id, facts in definitions.items()
-        if facts.private or (intent.instance_member and facts.class_level)
-    )
+) -> dict[str, int]:
+    """The definitions that follow the others of their tier, and by how many steps: declared
+    private, deprecated, or a class method where the query names an instance method
+    (`Client#push`), two each; visible only within its crate (`pub(crate)`), one: it comes
+    after `pub` but before a private one."""
+    demoted = {}
+    for chunk_id, facts in definitions.items():
+        mismatched = intent.instance_member and facts.class_level
+        steps = 2 * (facts.private + facts.deprecated + mismatched) + facts.restricted
+        if steps:
+            demoted[chunk_id] = min(DEMOTION_STEPS, steps)
+    return demoted
 
 
 def diversify(

@@ -1,17 +1,20 @@
 """What a definition's declaration says beyond its name, for the definitions-first stage to
 order definitions of the same name: whether it is declared private (of two definitions of the
 name a query asks for, the public one is more often the one meant: `def connect` over `defp
-connect`, `pub fn parse` over `fn parse`), and whether it is a Ruby class method (`Client#push`
-asks for the instance method).
+connect`, `pub fn parse` over `fn parse`), visible only within its crate (`pub(crate)`),
+deprecated (a class kept for old callers over the one it moved to), and whether it is a Ruby
+class method (`Client#push` asks for the instance method).
 
-Only what the line says counts: a marker word before the name (`private`, `defp`, `local
-function`...), and Rust's `pub`, whose absence is private. Languages whose visibility is not on
-the line (Go's capital letters, Python's underscores give another name; Ruby's `private`
-sections, Erlang's exports are elsewhere) are never judged private.
+Only what the declaration says counts: a marker word before the name (`private`, `defp`, `local
+function`...), Rust's `pub`, whose absence is private, and a deprecation marker above it.
+Languages whose visibility is not on the line (Go's capital letters, Python's underscores give
+another name; Ruby's `private` sections, Erlang's exports are elsewhere) are never judged
+private.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Sequence
 from typing import NamedTuple, Protocol
@@ -42,6 +45,11 @@ class DefinitionFacts(NamedTuple):
     private: bool = False
     #: A class method: Ruby's `def self.name`, or a method of a class's `class << self`.
     class_level: bool = False
+    #: Visible only within part of its program: Rust's `pub(crate)`, `pub(super)`, `pub(in
+    #: path)` (`declared_restricted`).
+    restricted: bool = False
+    #: Marked deprecated above or on its declaration (`declared_deprecated`).
+    deprecated: bool = False
 
 
 def definition_finder(
@@ -55,6 +63,8 @@ def definition_finder(
             chunk_id: DefinitionFacts(
                 private=declared_private(language, symbol, code),
                 class_level=class_level(language, symbol, header, code),
+                restricted=declared_restricted(language, symbol, code),
+                deprecated=declared_deprecated(symbol, code),
             )
             for chunk_id, language, symbol, header, code in source.definitions_among(
                 chunk_ids, names
@@ -85,15 +95,65 @@ def declared_private(language: str, symbol: str, code: str) -> bool:
     return language in PUB_LANGUAGES and "pub" not in words
 
 
+def declared_restricted(language: str, symbol: str, code: str) -> bool:
+    """Whether a Rust declaration is public only within part of its crate: `pub(crate)`,
+    `pub(super)`, `pub(self)`, `pub(in path)`."""
+    if language != "rust":
+        return False
+    words = _words_before(symbol, code)
+    return words is not None and any(
+        word == "pub" and following in _RESTRICTED_SCOPES
+        for word, following in itertools.pairwise(words)
+    )
+
+
+#: What follows `pub(` in a Rust visibility that stops short of the whole program.
+_RESTRICTED_SCOPES = frozenset({"crate)", "super)", "self)", "in"})
+
+#: Deprecation markers: Java, Kotlin and Scala annotations, JSDoc, PHPDoc, YARD, LDoc and
+#: Elixir's attribute (`@deprecated`), Python's `warnings.deprecated`, Rust's attribute, C++'s
+#: and GCC's attributes, C#'s `[Obsolete]`, Swift's `@available(..., deprecated)` and Go's
+#: "Deprecated:" paragraph.
+_DEPRECATED = re.compile(
+    r"@deprecated\b|#\[deprecated\b|\[\[deprecated\b|__attribute__\(\(deprecated\b"
+    r"|\[Obsolete\b|@available\([^)]*\bdeprecated\b|^\s*(?://|#|--|\*)\s*Deprecated:",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def declared_deprecated(symbol: str, code: str) -> bool:
+    """Whether a deprecation marker stands on the line that declares `symbol` or above it, in
+    the chunk (annotations, attributes and the doc comment a chunk starts with)."""
+    line = _declaring_line(symbol, code)
+    if line is None:
+        return False
+    return _DEPRECATED.search("\n".join(code.splitlines()[: line + 1])) is not None
+
+
 def _words_before(symbol: str, code: str) -> list[str] | None:
     """The words before `symbol` on the first line that is not a comment and names it as a
     whole word (`pub(crate) fn` gives `pub`, `crate)`, `fn`)."""
+    line = _declaring_line(symbol, code)
+    if line is None:
+        return None
+    stripped = code.splitlines()[line].lstrip()
+    found = _name_pattern(symbol).search(stripped)
+    assert found is not None
+    return stripped[: found.start()].replace("(", " ").split()
+
+
+def _declaring_line(symbol: str, code: str) -> int | None:
+    """The index of the first line of `code` that is not a comment and names `symbol` as a
+    whole word."""
     if not symbol:
         return None
-    name = re.compile(rf"(?<![\w$]){re.escape(symbol)}(?![\w$])")
-    for line in code.splitlines():
+    name = _name_pattern(symbol)
+    for number, line in enumerate(code.splitlines()):
         stripped = line.lstrip()
-        found = None if stripped.startswith(_COMMENT_STARTS) else name.search(stripped)
-        if found is not None:
-            return stripped[: found.start()].replace("(", " ").split()
+        if not stripped.startswith(_COMMENT_STARTS) and name.search(stripped):
+            return number
     return None
+
+
+def _name_pattern(symbol: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w$]){re.escape(symbol)}(?![\w$])")
