@@ -189,6 +189,19 @@ fn function_of(value: Node<'_>) -> Option<Node<'_>> {
     None
 }
 
+/// The value at the end of a chain of assignments: the object of `const proto = module.exports
+/// = { ... }` and of `module.exports = exports = { ... }`.
+fn assigned_value(value: Node<'_>) -> Node<'_> {
+    let mut value = value;
+    while value.kind() == "assignment_expression" {
+        match value.child_by_field_name("right") {
+            Some(right) => value = right,
+            None => break,
+        }
+    }
+    value
+}
+
 /// `const f = ...` with a function or class value; other declarations are plain code.
 fn declaration<'t>(node: Node<'t>, source: &Source) -> Role<'t> {
     let mut cursor = node.walk();
@@ -199,7 +212,7 @@ fn declaration<'t>(node: Node<'t>, source: &Source) -> Role<'t> {
     for declarator in declarators {
         let (Some(name), Some(value)) = (
             declarator.child_by_field_name("name"),
-            declarator.child_by_field_name("value"),
+            declarator.child_by_field_name("value").map(assigned_value),
         ) else {
             continue;
         };
@@ -218,7 +231,7 @@ fn declaration<'t>(node: Node<'t>, source: &Source) -> Role<'t> {
 fn assignment<'t>(node: Node<'t>, source: &Source) -> Role<'t> {
     let (Some(left), Some(right)) = (
         node.child_by_field_name("left"),
-        node.child_by_field_name("right"),
+        node.child_by_field_name("right").map(assigned_value),
     ) else {
         return Role::Code;
     };

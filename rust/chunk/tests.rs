@@ -1128,6 +1128,42 @@ fn items_inside_macro_invocations_are_chunked() {
 }
 
 #[test]
+fn an_object_at_the_end_of_chained_assignments_holds_methods() {
+    let source = "const proto = module.exports = {\n\
+                  \x20 inspect () {\n\
+                  \x20   return this.toJSON()\n\
+                  \x20 },\n\
+                  \n\
+                  \x20 onerror (err) {\n\
+                  \x20   if (err == null) return\n\
+                  \x20 }\n\
+                  }\n\
+                  module.exports.helpers = exports.helpers = {\n\
+                  \x20 escape (text) { return text }\n\
+                  }\n";
+    let file = chunk_source(
+        "context.js",
+        Language::JavaScript,
+        source,
+        &ChunkOptions::default(),
+    );
+    let onerror = file
+        .chunks
+        .iter()
+        .find(|c| c.symbol == "onerror")
+        .expect("onerror chunked");
+    assert_eq!((onerror.start_line, onerror.end_line), (6, 8));
+    assert_eq!(onerror.fqn, "proto.onerror");
+    assert!(file.chunks.iter().any(|c| c.symbol == "inspect"));
+    let escape = file
+        .chunks
+        .iter()
+        .find(|c| c.symbol == "escape")
+        .expect("escape chunked");
+    assert_eq!(escape.fqn, "module.exports.helpers.escape");
+}
+
+#[test]
 fn a_class_assigned_to_module_exports_is_a_class() {
     let source = "module.exports = class Application extends Emitter {\n\
                   \x20 constructor () {\n\
