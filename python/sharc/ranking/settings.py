@@ -91,8 +91,8 @@ class RankingSettings:
     #: Every candidate of a file linked by a reference (either way) to one of the
     #: `neighbour_seeds` files of the strongest candidates rises by up to this fraction, times
     #: that file's score relative to the best; 0 turns the stage off. Off by default: at 0.5
-    #: (chosen on dev) file NDCG@10 moved +0.2 [-0.4, +0.8] on dev (architecture +0.6) and
-    #: -0.5 [-1.7, +0.6] on test (`benches/results/quality_repos_graph.json`).
+    #: (chosen on dev) file NDCG@10 moved -0.2 [-1.2, +0.6] on dev (architecture +0.9) and
+    #: -0.4 [-1.8, +1.0] on test (`benches/results/quality_repos_graph.json`).
     neighbour_lift: float = 0.0
     neighbour_seeds: int = 3
 
@@ -113,11 +113,11 @@ class RankingSettings:
 
     # -- combination -----------------------------------------------------------------------
     #: One of `COMBINATIONS`. `learned` (trained on the repository benchmark's dev
-    #: repositories) did not win clearly on the held-out ones: file NDCG@10 +2.0 [-0.5, +4.5]
-    #: (dev cross-validation +1.1 [-0.5, +2.7]); it loses on the older sets (CoSQA dev MRR
-    #: 48.1 against 51.3, CodeSearchNet-style MRR@10 47.0 against 53.0; hand-written 70.9
-    #: against 64.8) and reads every candidate's features (about 4-5 ms more CPU per search
-    #: at 100k chunks), so `hand` stays the default.
+    #: repositories) did not win clearly on the held-out ones: file NDCG@10 +2.4 [-0.7, +5.3]
+    #: (dev cross-validation +0.1 [-1.5, +1.7]); an earlier fit lost on the older sets (CoSQA
+    #: dev MRR 48.1 against 51.3, CodeSearchNet-style MRR@10 47.0 against 53.0) and it reads
+    #: every candidate's features (about 4-5 ms more CPU per search at 100k chunks), so
+    #: `hand` stays the default.
     combination: str = "hand"
     #: The learned combination's `(feature, weight)` pairs and bias; empty: the weights
     #: shipped in `sharc.ranking.learned_weights`.
