@@ -21,6 +21,8 @@ use std::ops::ControlFlow;
 
 use tree_sitter::{Node, Tree};
 
+use crate::lang::Language;
+
 /// Words after which a macro sits where an attribute would (`class SPDLOG_API logger`,
 /// `static CJSON_INLINE int f()`).
 const BEFORE: &[&str] = &[
@@ -53,19 +55,30 @@ const SPECIFIERS: &[&str] = &["inline", "const"];
 /// Words after which a macro stands before the record's name.
 const RECORDS: &[&str] = &["class", "struct", "union", "enum"];
 
-/// The tree of a `.h` header: `tree` (parsed as C), or, when that has errors, the C++ tree
-/// `parse_cpp` gives if it has fewer; with whether it is the C++ one.
+/// The tree of a `.h` header and the grammar it is in: `tree` (parsed as C) when it has no
+/// errors; otherwise the one with the fewest errors of the C and C++ trees, each with its
+/// attribute-like macros blanked when that reads better (`blank_attribute_macros`), C on a
+/// tie. `parse` parses text in a grammar.
 pub(crate) fn header_tree(
     text: &str,
     tree: Tree,
-    parse_cpp: impl Fn(&str) -> Option<Tree>,
-) -> (Tree, bool) {
+    parse: impl Fn(Language, &str) -> Option<Tree>,
+) -> (Tree, Language) {
     if !tree.root_node().has_error() {
-        return (tree, false);
+        return (tree, Language::C);
     }
-    match parse_cpp(text) {
-        Some(cpp) if error_weight(cpp.root_node()) < error_weight(tree.root_node()) => (cpp, true),
-        _ => (tree, false),
+    let best_of = |tree: Tree, grammar: Language| {
+        blank_attribute_macros(text, &tree, |source| parse(grammar, source)).unwrap_or(tree)
+    };
+    let c = best_of(tree, Language::C);
+    if !c.root_node().has_error() {
+        return (c, Language::C);
+    }
+    match parse(Language::Cpp, text).map(|cpp| best_of(cpp, Language::Cpp)) {
+        Some(cpp) if error_weight(cpp.root_node()) < error_weight(c.root_node()) => {
+            (cpp, Language::Cpp)
+        }
+        _ => (c, Language::C),
     }
 }
 
@@ -144,6 +157,11 @@ struct Scanner {
     after_name: bool,
     /// Inside an operator's name: `operator` and the symbols after it.
     in_operator: bool,
+    /// The last token may end a declaration's type: a word that is no statement keyword,
+    /// `*` or `&` (`void`, `size_t`, `char *`).
+    after_type: bool,
+    /// No token yet on this line.
+    line_start: bool,
 }
 
 impl Scanner {
@@ -151,6 +169,7 @@ impl Scanner {
         let code = line.find("//").map_or(line, |cut| &line[..cut]);
         let bytes = code.as_bytes();
         self.leading = true;
+        self.line_start = true;
         let mut position = 0;
         while position < bytes.len() {
             let byte = bytes[position];
@@ -177,6 +196,7 @@ impl Scanner {
     }
 
     fn punctuation(&mut self, byte: u8) {
+        self.line_start = false;
         let closed = match byte {
             b'(' => {
                 self.parentheses.push(self.after_name);
@@ -186,6 +206,7 @@ impl Scanner {
             _ => false,
         };
         self.after_parameters = closed;
+        self.after_type = matches!(byte, b'*' | b'&');
         self.leading = byte == b'>'; // `template <class T> EXPORT_MACRO T f()`
         self.after_record = false;
         self.in_operator = self.in_operator && byte != b'(';
@@ -200,13 +221,20 @@ impl Scanner {
         let next = rest.bytes().next();
         let name_follows = next.is_some_and(|b| b.is_ascii_alphabetic() || b == b'_' || b == b'~');
         let end_follows = next.is_none_or(|b| matches!(b, b';' | b'{' | b'=' | b':' | b'-'));
+        let line_start = std::mem::take(&mut self.line_start);
         let place = if !is_macro_name(word) {
             None
+        } else if line_start && (next.is_none() || next == Some(b'{')) {
+            // A statement macro: `SPDLOG_TRY {` opening a block, `SPDLOG_CATCH_STD` alone.
+            Some(Place::Name)
         } else if self.after_record && name_follows {
             Some(Place::Name)
         } else if self.leading && name_follows {
             Some(Place::Declaration)
         } else if self.after_parameters && (name_follows || end_follows) {
+            Some(Place::Name)
+        } else if self.after_type && self.parentheses.is_empty() && names_a_function(rest) {
+            // `void SPDLOG_INLINE thread_pool::post_log(...)`: between the type and the name.
             Some(Place::Name)
         } else {
             None
@@ -219,9 +247,40 @@ impl Scanner {
         self.after_record = RECORDS.contains(&word);
         self.after_name = !NOT_DECLARATORS.contains(&word);
         self.in_operator = word == "operator";
+        self.after_type = !STATEMENT_WORDS.contains(&word);
         // `f() const SPDLOG_NOEXCEPT`: qualifiers keep the parameter list's place.
         self.after_parameters = self.after_parameters && QUALIFIERS.contains(&word);
         None
+    }
+}
+
+/// Words after which a name and `(` make a statement, not a function's declaration.
+const STATEMENT_WORDS: &[&str] = &[
+    "return", "case", "else", "throw", "new", "delete", "goto", "co_return", "co_yield",
+    "co_await", "do",
+];
+
+/// Whether `rest` starts with a function's (qualified) name and its parameter list:
+/// `thread_pool::post_log(`, `logger::~logger(`, `f (`.
+fn names_a_function(rest: &str) -> bool {
+    let bytes = rest.as_bytes();
+    let mut position = 0;
+    loop {
+        if bytes.get(position) == Some(&b'~') {
+            position += 1;
+        }
+        let start = position;
+        while position < bytes.len() && (bytes[position].is_ascii_alphanumeric() || bytes[position] == b'_') {
+            position += 1;
+        }
+        if position == start || bytes[start].is_ascii_digit() {
+            return false;
+        }
+        if rest[position..].starts_with("::") {
+            position += 2;
+            continue;
+        }
+        return rest[position..].trim_start().starts_with('(');
     }
 }
 
@@ -284,6 +343,15 @@ mod tests {
         );
         assert_eq!(blanked("static MY_INLINE int f(void)"), ["MY_INLINE"]);
         assert_eq!(blanked("template <class T> MY_API T get();"), ["MY_API"]);
+        // Between the return type and the name.
+        assert_eq!(
+            blanked("void SPDLOG_INLINE thread_pool::post_log(int n) {"),
+            ["SPDLOG_INLINE"]
+        );
+        assert_eq!(blanked("size_t MY_INLINE counter() { return 1; }"), ["MY_INLINE"]);
+        assert_eq!(blanked("const char *MY_API name (void);"), ["MY_API"]);
+        assert_eq!(blanked("logger::~logger() {}
+int MY_API logger::~logger();").len(), 1);
     }
 
     #[test]
@@ -302,7 +370,19 @@ mod tests {
             ["MY_NOEXCEPT"]
         );
         assert!(blanked("    if (ready) RETURN_NOW;").is_empty());
+        assert!(blanked("    return MAKE_ERROR(code);").is_empty());
+        assert!(blanked("    foo(a, b MY_FLAG c(d));").is_empty());
         assert!(blanked("    x = (size_t) SIZE_MAX;").is_empty());
+    }
+
+    #[test]
+    fn finds_statement_macros_alone_or_opening_a_block() {
+        assert_eq!(
+            blanked("    SPDLOG_TRY {\n        run();\n    }\n    SPDLOG_CATCH_STD\n}"),
+            ["SPDLOG_TRY", "SPDLOG_CATCH_STD"]
+        );
+        assert!(blanked("    x = LIMIT\n        + 1;").is_empty());
+        assert!(blanked("    run(LIMIT\n        , 1);").is_empty());
     }
 
     #[test]

@@ -129,7 +129,7 @@ use text::{collapse, Source};
 /// any language (a new grammar or chunker included). An index made under another number reads
 /// every file again on its next update and replaces the chunks that changed; a chunk whose
 /// text stayed the same keeps its vector.
-const RULES: u32 = 5;
+const RULES: u32 = 6;
 
 /// The identifier of this chunker, stored by an index with its chunks.
 pub fn version() -> String {
@@ -642,16 +642,15 @@ fn chunk_text(
         _ => tree,
     };
     // The grammar the tree is in: a `.h` header that reads better as C++ is C++ from here on.
+    // Its attribute-like macros are blanked on the way (`c_reparse`).
     let (tree, grammar) = match language {
-        Language::C if path.ends_with(".h") => {
-            let (tree, cpp) = c_reparse::header_tree(&text, tree, |source| {
-                parse(Language::Cpp, source, deadline).ok()
-            });
-            (tree, if cpp { Language::Cpp } else { language })
-        }
+        Language::C if path.ends_with(".h") => c_reparse::header_tree(&text, tree, |grammar, source| {
+            parse(grammar, source, deadline).ok()
+        }),
         _ => (tree, language),
     };
-    let tree = match grammar {
+    let tree = match language {
+        Language::C if path.ends_with(".h") => tree,
         Language::C | Language::Cpp | Language::ObjectiveC => {
             c_reparse::blank_attribute_macros(&text, &tree, |source| {
                 parse(grammar, source, deadline).ok()
