@@ -47,6 +47,9 @@ enum Place {
     Name,
     /// `SPDLOG_INLINE void f()`: a specifier keeps the declaration's start.
     Declaration,
+    /// `SPDLOG_CATCH_STD`, `CLI11_ERROR_DEF(E, A)` alone on a line: an empty statement (`;`)
+    /// keeps a node where it stood.
+    Statement,
 }
 
 /// What a macro leading a declaration becomes, the longest that fits first.
@@ -99,6 +102,9 @@ pub(crate) fn blank_attribute_macros(
     let mut bytes = text.as_bytes().to_vec();
     for (start, end, place) in ranges {
         bytes[start..end].fill(b' ');
+        if place == Place::Statement {
+            bytes[start] = b';';
+        }
         if place == Place::Declaration {
             let specifier = SPECIFIERS
                 .iter()
@@ -127,6 +133,8 @@ fn attribute_macros(text: &str) -> Vec<(usize, usize, Place)> {
         let directive = continued || line.trim_start().starts_with('#');
         continued = directive && line.trim_end().ends_with('\\');
         if !directive {
+            // `TEST_SETUP(Group)` over a `{` line is a function's head, not a lone invocation.
+            scanner.block_follows = text[line_end..].trim_start().starts_with('{');
             scanner.line(line, line_start);
         }
         line_start = line_end + 1;
@@ -162,6 +170,8 @@ struct Scanner {
     after_type: bool,
     /// No token yet on this line.
     line_start: bool,
+    /// The next line that is not blank opens a block.
+    block_follows: bool,
 }
 
 impl Scanner {
@@ -188,7 +198,18 @@ impl Scanner {
             {
                 position += 1;
             }
-            let place = self.word(&code[start..position], code[position..].trim_start());
+            let word = &code[start..position];
+            if self.line_start && !self.block_follows && is_macro_name(word) {
+                if let Some(length) = lone_invocation(&code[position..]) {
+                    // `CLI11_ERROR_DEF(Error, ConstructionError)` alone on its line, as a
+                    // class's member or a statement: the whole invocation goes.
+                    let end = offset + position + length;
+                    self.ranges.push((offset + start, end, Place::Statement));
+                    self.line_start = false;
+                    return;
+                }
+            }
+            let place = self.word(word, code[position..].trim_start());
             if let Some(place) = place {
                 self.ranges.push((offset + start, offset + position, place));
             }
@@ -224,15 +245,15 @@ impl Scanner {
         let line_start = std::mem::take(&mut self.line_start);
         let place = if !is_macro_name(word) {
             None
-        } else if line_start && (next.is_none() || next == Some(b'{')) {
-            // A statement macro: `SPDLOG_TRY {` opening a block, `SPDLOG_CATCH_STD` alone.
-            Some(Place::Name)
         } else if self.after_record && name_follows {
             Some(Place::Name)
         } else if self.leading && name_follows {
             Some(Place::Declaration)
         } else if self.after_parameters && (name_follows || end_follows) {
             Some(Place::Name)
+        } else if line_start && (next.is_none() || next == Some(b'{')) {
+            // A statement macro: `SPDLOG_TRY {` opening a block, `SPDLOG_CATCH_STD` alone.
+            Some(Place::Statement)
         } else if self.after_type && self.parentheses.is_empty() && names_a_function(rest) {
             // `void SPDLOG_INLINE thread_pool::post_log(...)`: between the type and the name.
             Some(Place::Name)
@@ -282,6 +303,31 @@ fn names_a_function(rest: &str) -> bool {
         }
         return rest[position..].trim_start().starts_with('(');
     }
+}
+
+/// The length of a macro's argument list when `rest` (the line after the macro's name) is
+/// that list and nothing more: `(Error, ConstructionError)` with only spaces after it.
+fn lone_invocation(rest: &str) -> Option<usize> {
+    let open = rest.len() - rest.trim_start().len();
+    if !rest[open..].starts_with('(') {
+        return None;
+    }
+    let mut depth = 0usize;
+    for (index, byte) in rest.bytes().enumerate().skip(open) {
+        match byte {
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    let end = index + 1;
+                    return rest[end..].trim().is_empty().then_some(end);
+                }
+            }
+            b'"' | b'\'' | b';' | b'{' | b'}' => return None,
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Words that may follow a parameter list before a trailing macro.
@@ -382,6 +428,17 @@ int MY_API logger::~logger();").len(), 1);
             ["SPDLOG_TRY", "SPDLOG_CATCH_STD"]
         );
         assert!(blanked("    x = LIMIT\n        + 1;").is_empty());
+        let trailing = "int f(int a)\n    MY_NOEXCEPT {\n    return a;\n}";
+        assert_eq!(attribute_macros(trailing)[0].2, Place::Name);
+        assert_eq!(
+            blanked("class A : public E {\n    CLI11_ERROR_DEF(E, A)\n};"),
+            ["CLI11_ERROR_DEF(E, A)"]
+        );
+        // A call with its semicolon, or a block after it, is code as it stands.
+        assert!(blanked("    MY_CHECK(ready(x));").is_empty());
+        assert!(blanked("TEST_CASE(\"parses\") {").is_empty());
+        assert!(blanked("TEST_SETUP(ProductionCode)\n{\n  Counter = 1;\n}").is_empty());
+        assert!(blanked("    MY_CHECK(a,\n             b)").is_empty());
         assert!(blanked("    run(LIMIT\n        , 1);").is_empty());
     }
 
