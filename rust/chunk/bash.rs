@@ -17,6 +17,7 @@ pub(crate) static SPEC: Spec = Spec {
     outer_first: false,
     trailing_docs: false,
     absolute_scopes: false,
+    conditionals: &["if_statement", "elif_clause", "else_clause"],
 };
 
 fn classify<'t>(node: Node<'t>, source: &Source, _context: Context) -> Role<'t> {

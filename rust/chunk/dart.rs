@@ -26,6 +26,7 @@ pub(crate) static SPEC: Spec = Spec {
     outer_first: false,
     trailing_docs: false,
     absolute_scopes: false,
+    conditionals: &[],
 };
 
 const CONSTRUCTORS: &[&str] = &[

@@ -3,6 +3,10 @@
 
 use std::path::Path;
 
+/// How deep `holds_definitions` looks through nested conditionals and branch blocks
+/// (`if` > `else` > block > `try` > block).
+const CONDITIONAL_DEPTH: usize = 6;
+
 use tree_sitter::Node;
 
 use super::spec::{Context, Role, Spec, Symbol};
@@ -438,7 +442,33 @@ impl<'s, 't> Chunker<'s, 't> {
         if !wrappers.is_empty() && !role.defines() {
             role = Role::Code;
         }
+        if matches!(role, Role::Code)
+            && self.spec.conditionals.contains(&node.kind())
+            && self.holds_definitions(node, frame, CONDITIONAL_DEPTH)
+        {
+            role = Role::Transparent;
+        }
         (role, inner, wrappers)
+    }
+
+    /// Whether a conditional holds a definition among its children, or in the conditionals
+    /// and branch blocks among them, `depth` levels down.
+    fn holds_definitions(&self, node: Node<'t>, frame: usize, depth: usize) -> bool {
+        let mut cursor = node.walk();
+        let children: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
+        children.into_iter().any(|child| {
+            let mut role =
+                (self.spec.classify)(child, self.source, self.context_for(frame, Some(node)));
+            for _ in 0..8 {
+                let Role::Wrap(inner) = role else { break };
+                role = (self.spec.classify)(inner, self.source, self.context_for(frame, None));
+            }
+            role.defines()
+                || (depth > 0
+                    && matches!(role, Role::Code | Role::Transparent)
+                    && self.spec.conditionals.contains(&child.kind())
+                    && self.holds_definitions(child, frame, depth - 1))
+        })
     }
 
     fn push_frame(
@@ -475,7 +505,10 @@ impl<'s, 't> Chunker<'s, 't> {
                         frame: item.frame,
                     });
                 }
-                let items = self.group(item.node, item.frame, true);
+                // A conditional's keywords (`else`, `do`, `then`) lead into nothing: they
+                // stay in the code between its definitions.
+                let conditional = self.spec.conditionals.contains(&item.node.kind());
+                let items = self.group(item.node, item.frame, !conditional);
                 let bounds = (item.node.start_byte(), item.node.end_byte());
                 let tasks = self.with_gaps(item.node, bounds, items, item.frame);
                 stack.extend(tasks.into_iter().rev());

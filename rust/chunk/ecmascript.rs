@@ -18,6 +18,7 @@ pub(crate) static SPEC: Spec = Spec {
     outer_first: false,
     trailing_docs: false,
     absolute_scopes: false,
+    conditionals: &["if_statement", "statement_block", "else_clause", "try_statement", "catch_clause", "finally_clause"],
 };
 
 const FUNCTIONS: &[&str] = &[

@@ -21,6 +21,7 @@ pub(crate) static JAVA: Spec = Spec {
     outer_first: false,
     trailing_docs: false,
     absolute_scopes: false,
+    conditionals: &[],
 };
 
 pub(crate) static KOTLIN: Spec = Spec {
@@ -40,6 +41,7 @@ pub(crate) static KOTLIN: Spec = Spec {
     outer_first: false,
     trailing_docs: false,
     absolute_scopes: false,
+    conditionals: &[],
 };
 
 pub(crate) static SCALA: Spec = Spec {
@@ -54,6 +56,7 @@ pub(crate) static SCALA: Spec = Spec {
     outer_first: false,
     trailing_docs: false,
     absolute_scopes: false,
+    conditionals: &[],
 };
 
 fn method_kind(context: Context, name: &str) -> &'static str {

@@ -20,6 +20,7 @@ pub(crate) static SPEC: Spec = Spec {
     outer_first: false,
     trailing_docs: false,
     absolute_scopes: false,
+    conditionals: &[],
 };
 
 /// Children of an `@implementation` that belong to its opening, not its members: the

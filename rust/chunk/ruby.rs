@@ -21,6 +21,7 @@ pub(crate) static SPEC: Spec = Spec {
     outer_first: false,
     trailing_docs: false,
     absolute_scopes: false,
+    conditionals: &["if", "unless", "then", "else", "elsif", "begin", "rescue", "ensure"],
 };
 
 fn classify<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {

@@ -48,6 +48,10 @@ pub(crate) struct Spec {
     /// Scope names are absolute (Perl's `package A::B`): a container opens beside the scope
     /// a marker opened before it, not inside it.
     pub absolute_scopes: bool,
+    /// Conditionals and the blocks of their branches (`if TYPE_CHECKING:`, `try:` ...
+    /// `except ImportError:`, `if (!function_exists('f')) { ... }`): plain code, unless they
+    /// hold definitions, which are then chunked in the scope around them.
+    pub conditionals: &'static [&'static str],
 }
 
 /// What a node is to the chunker.

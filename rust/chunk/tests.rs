@@ -1589,3 +1589,68 @@ fn a_class_methods_in_class_self_have_their_own_scope() {
         class.code
     );
 }
+
+#[test]
+fn definitions_inside_conditionals_are_chunks_in_the_scope_around_them() {
+    let cases: &[(&str, Language, &str, &[&str])] = &[
+        (
+            "compat.py",
+            Language::Python,
+            "import sys\n\nif sys.version_info >= (3, 8):\n    def cached(f):\n        return f\n\
+             else:\n    def cached(f):\n        return None\n\ntry:\n    from fast import speedup\n\
+             except ImportError:\n    def speedup(x):\n        return x\n",
+            &["cached", "cached", "speedup"],
+        ),
+        (
+            "compat.rb",
+            Language::Ruby,
+            "module Compat\n  if defined?(Rails)\n    class Railtie\n      def boot\n        2\n      end\n\
+             \x20   end\n  end\nend\n",
+            &["Railtie", "boot"],
+        ),
+        (
+            "helpers.php",
+            Language::Php,
+            "<?php\n\nif (! function_exists('collect')) {\n    function collect($value = [])\n    {\n\
+             \x20       return $value;\n    }\n}\n",
+            &["collect"],
+        ),
+        (
+            "git.sh",
+            Language::Bash,
+            "if command -v git >/dev/null; then\n  _git_branch() {\n    git branch\n  }\nfi\n",
+            &["_git_branch"],
+        ),
+        (
+            "interval.ex",
+            Language::Elixir,
+            "defmodule M do\n  if Code.ensure_loaded?(Duration) do\n    def encode(x) do\n      x\n    end\n\
+             \x20 end\nend\n",
+            &["encode"],
+        ),
+    ];
+    for (path, language, source, expected) in cases {
+        let file = chunk_source(path, *language, source, &ChunkOptions::default());
+        let symbols: Vec<&str> = file
+            .chunks
+            .iter()
+            .filter(|c| c.kind != "module")
+            .map(|c| c.symbol.as_str())
+            .collect();
+        assert_eq!(&symbols, expected, "{path}");
+        // The branch keywords are no chunk's first line.
+        for chunk in &file.chunks {
+            let first = chunk.code.trim_start();
+            assert!(!first.starts_with("else") && !first.starts_with("do\n"), "{path}: {first}");
+        }
+    }
+    // A conditional without definitions stays plain code.
+    let plain = chunk_source(
+        "setup.py",
+        Language::Python,
+        "import sys\n\nif sys.platform == 'win32':\n    HOME = 'C:/'\nelse:\n    HOME = '/'\n",
+        &ChunkOptions::default(),
+    );
+    assert_eq!(plain.chunks.len(), 1);
+    assert_eq!(plain.chunks[0].kind, "module");
+}

@@ -178,6 +178,14 @@ pub(crate) const CLOSERS: &[&str] = &[
     "<?php",
     "?>",
     "</script>",
+    // Branch keywords left between the definitions of a conditional (`else:`, `do`).
+    "else",
+    "then",
+    "do",
+    "try",
+    "finally",
+    "begin",
+    "ensure",
 ];
 
 /// Whether `word` is one of `CLOSERS`; a closing tag in any case (`</SCRIPT>`), as HTML
