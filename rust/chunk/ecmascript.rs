@@ -4,7 +4,7 @@
 use tree_sitter::Node;
 
 use super::spec::{child_of_kind, name_of, node_text, Container, Context, Role, Spec, Symbol};
-use super::text::Source;
+use super::text::{collapse, Source};
 
 pub(crate) static SPEC: Spec = Spec {
     comment: "//",
@@ -57,6 +57,7 @@ fn classify<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {
         "expression_statement" => match node.named_child(0) {
             Some(child) if child.kind() == "internal_module" => Role::Wrap(child),
             Some(child) if child.kind() == "assignment_expression" => assignment(child, source),
+            Some(child) if child.kind() == "call_expression" => test_call(child, source),
             _ => Role::Code,
         },
         "function_declaration" | "generator_function_declaration" => Symbol::role(
@@ -132,6 +133,66 @@ fn classify<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {
             value_role(value, name, "method", source)
         }
         "ERROR" => Role::Transparent,
+        _ => Role::Code,
+    }
+}
+
+/// How much of a test's title names it.
+const TITLE_CHARS: usize = 120;
+
+/// Test frameworks' suites and cases (Jest, Mocha, Vitest, Jasmine, `node:test`):
+/// `describe('router', () => { ... })` is a namespace named by its title, `it('matches a
+/// path', ...)` and `test(...)` are test chunks; `.only`, `.skip` and `.each(table)` variants
+/// too. Other calls are code.
+fn test_call<'t>(call: Node<'t>, source: &Source) -> Role<'t> {
+    let Some(mut callee) = call.child_by_field_name("function") else {
+        return Role::Code;
+    };
+    // `test.each([...])('adds %i', fn)`: the callee is itself a call.
+    if callee.kind() == "call_expression" {
+        match callee.child_by_field_name("function") {
+            Some(inner) => callee = inner,
+            None => return Role::Code,
+        }
+    }
+    // `describe.only`, `it.skip`, `test.each`: the framework's word is the object.
+    while callee.kind() == "member_expression" {
+        match callee.child_by_field_name("object") {
+            Some(object) => callee = object,
+            None => return Role::Code,
+        }
+    }
+    if callee.kind() != "identifier" {
+        return Role::Code;
+    }
+    let word = node_text(callee, source);
+    let Some(arguments) = call.child_by_field_name("arguments") else {
+        return Role::Code;
+    };
+    let mut cursor = arguments.walk();
+    let values: Vec<Node<'t>> = arguments.named_children(&mut cursor).collect();
+    let (Some(title), Some(function)) = (
+        values
+            .first()
+            .filter(|v| matches!(v.kind(), "string" | "template_string")),
+        values.iter().find_map(|v| function_of(*v)),
+    ) else {
+        return Role::Code;
+    };
+    let name = collapse(node_text(*title, source).trim_matches(['"', '\'', '`']), TITLE_CHARS);
+    let body = function.child_by_field_name("body");
+    match word.as_str() {
+        "describe" | "context" | "suite" | "fdescribe" | "xdescribe" => {
+            Container::namespace("describe", name, body)
+        }
+        "it" | "test" | "specify" | "fit" | "xit" | "xtest" => Role::Symbol(Symbol {
+            kind: "test",
+            name,
+            qualifier: None,
+            scopes: Vec::new(),
+            body,
+            label: None,
+        }),
         _ => Role::Code,
     }
 }

@@ -7,7 +7,7 @@
 use tree_sitter::Node;
 
 use super::spec::{name_of, Container, Context, Marker, Role, Spec, Symbol};
-use super::text::Source;
+use super::text::{collapse, Source};
 
 pub(crate) static SPEC: Spec = Spec {
     comment: "#",
@@ -53,7 +53,45 @@ fn classify<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {
                 class_like: true,
             })
         }
-        "singleton_class" | "body_statement" | "ERROR" => Role::Transparent,
+        "singleton_class" | "body_statement" | "block_body" | "ERROR" => Role::Transparent,
+        "call" => spec_call(node, source),
+        _ => Role::Code,
+    }
+}
+
+/// How much of a spec's title names it.
+const TITLE_CHARS: usize = 120;
+
+/// RSpec's and minitest/spec's groups and examples: `describe Client do` and `context "when
+/// empty" do` are namespaces named by their title, `it "pushes a job" do` and `specify` are
+/// test chunks (`RSpec.describe` too). Other calls are code.
+fn spec_call<'t>(node: Node<'t>, source: &Source) -> Role<'t> {
+    let (Some(method), Some(block)) = (
+        node.child_by_field_name("method"),
+        node.child_by_field_name("block"),
+    ) else {
+        return Role::Code;
+    };
+    let word = source.slice(method.start_byte(), method.end_byte());
+    let title = node
+        .child_by_field_name("arguments")
+        .and_then(|arguments| arguments.named_child(0))
+        .map(|first| {
+            let text = source.slice(first.start_byte(), first.end_byte());
+            collapse(text.trim_matches(['"', '\'']), TITLE_CHARS)
+        });
+    match (word, title) {
+        ("describe" | "context" | "feature" | "shared_examples" | "shared_context", Some(title)) => {
+            Container::namespace("describe", title, Some(block))
+        }
+        ("it" | "specify" | "scenario" | "example", Some(title)) => Role::Symbol(Symbol {
+            kind: "test",
+            name: title,
+            qualifier: None,
+            scopes: Vec::new(),
+            body: Some(block),
+            label: None,
+        }),
         _ => Role::Code,
     }
 }

@@ -1654,3 +1654,46 @@ fn definitions_inside_conditionals_are_chunks_in_the_scope_around_them() {
     assert_eq!(plain.chunks.len(), 1);
     assert_eq!(plain.chunks[0].kind, "module");
 }
+
+#[test]
+fn test_suites_and_cases_are_named_by_their_titles() {
+    let js = "const assert = require('assert')\n\n\
+              describe('router', () => {\n\
+              \x20 beforeEach(() => { reset() })\n\n\
+              \x20 it('matches a path', () => {\n    assert.ok(match('/a'))\n  })\n\n\
+              \x20 test.each([[1], [2]])('adds %i', (n) => {\n    assert.ok(n)\n  })\n\
+              })\n\n\
+              test.only(`handles ${kind} errors`, async t => {\n  t.plan(1)\n})\n";
+    let file = chunk_source("router.test.js", Language::JavaScript, js, &ChunkOptions::default());
+    let tests: Vec<(&str, &str)> = file
+        .chunks
+        .iter()
+        .filter(|c| c.kind == "test")
+        .map(|c| (c.symbol.as_str(), c.fqn.as_str()))
+        .collect();
+    assert_eq!(
+        tests,
+        [
+            ("matches a path", "router.matches a path"),
+            ("adds %i", "router.adds %i"),
+            ("handles ${kind} errors", "handles ${kind} errors"),
+        ]
+    );
+    let ruby = "describe Sidekiq::Client do\n  context \"when empty\" do\n    it \"pushes a job\" do\n\
+                \x20     expect(push).to be_truthy\n    end\n  end\n\n  it(\"handles nil\") { expect(nil).to be_nil }\nend\n";
+    let file = chunk_source("client_spec.rb", Language::Ruby, ruby, &ChunkOptions::default());
+    let tests: Vec<&str> = file
+        .chunks
+        .iter()
+        .filter(|c| c.kind == "test")
+        .map(|c| c.fqn.as_str())
+        .collect();
+    assert_eq!(
+        tests,
+        ["Sidekiq::Client.when empty.pushes a job", "Sidekiq::Client.handles nil"]
+    );
+    // A call that is no test framework's stays code.
+    let app = "app.get('/users', (req, res) => {\n  res.send(users)\n})\n";
+    let file = chunk_source("app.js", Language::JavaScript, app, &ChunkOptions::default());
+    assert!(file.chunks.iter().all(|c| c.kind == "module"));
+}
