@@ -18,7 +18,22 @@ pub(crate) static SPEC: Spec = Spec {
     outer_first: false,
     trailing_docs: false,
     absolute_scopes: false,
-    conditionals: &["if_statement", "statement_block", "else_clause", "try_statement", "catch_clause", "finally_clause"],
+    conditionals: &[
+        "if_statement",
+        "statement_block",
+        "else_clause",
+        "try_statement",
+        "catch_clause",
+        "finally_clause",
+        // Wrapping functions: IIFEs, UMD and AMD factories, `$(function () { ... })`.
+        "expression_statement",
+        "call_expression",
+        "parenthesized_expression",
+        "unary_expression",
+        "arguments",
+        "function_expression",
+        "arrow_function",
+    ],
 };
 
 const FUNCTIONS: &[&str] = &[

@@ -1697,3 +1697,22 @@ fn test_suites_and_cases_are_named_by_their_titles() {
     let file = chunk_source("app.js", Language::JavaScript, app, &ChunkOptions::default());
     assert!(file.chunks.iter().all(|c| c.kind == "module"));
 }
+
+#[test]
+fn functions_inside_wrapping_functions_are_chunks() {
+    let umd = ";(function (root, factory) {\n  root.lib = factory()\n})(this, function () {\n\
+               \x20 'use strict'\n\n  function parse(text) {\n    return text.split(',')\n  }\n\n\
+               \x20 return { parse: parse }\n})\n\n\
+               $(function () {\n  function init() {\n    bind()\n  }\n  init()\n})\n";
+    let file = chunk_source("lib.js", Language::JavaScript, umd, &ChunkOptions::default());
+    let functions: Vec<(&str, u32, u32)> = file
+        .chunks
+        .iter()
+        .filter(|c| c.kind == "function")
+        .map(|c| (c.symbol.as_str(), c.start_line, c.end_line))
+        .collect();
+    assert_eq!(functions, [("parse", 6, 8), ("init", 14, 16)]);
+    let lua = "local M = {}\n\ndo\n  local cache = {}\n  function M.get(k)\n    return cache[k]\n  end\nend\n\nreturn M\n";
+    let file = chunk_source("cache.lua", Language::Lua, lua, &ChunkOptions::default());
+    assert!(file.chunks.iter().any(|c| c.symbol == "M.get" || c.fqn == "M.get"));
+}
