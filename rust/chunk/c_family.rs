@@ -22,6 +22,9 @@ pub(crate) static SPEC: Spec = Spec {
     conditionals: &[],
 };
 
+/// How many lines a function-like macro needs to be a chunk of its own.
+const MACRO_LINES: usize = 3;
+
 const RECORDS: &[&str] = &[
     "struct_specifier",
     "union_specifier",
@@ -33,6 +36,18 @@ const RECORDS: &[&str] = &[
 pub(crate) fn classify<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {
     match node.kind() {
         "function_definition" => function(node, source, context),
+        // A function-like macro of a few lines is code someone looks up by name (`#define
+        // LIBM_DD(name) static jv f_ ## name(...) { ... }`); a one-liner stays with its
+        // neighbours.
+        "preproc_function_def"
+            if node.end_position().row - node.start_position().row + 1 >= MACRO_LINES =>
+        {
+            let name = node
+                .child_by_field_name("name")
+                .map(|n| node_text(n, source))
+                .unwrap_or_default();
+            Symbol::role("macro", name, node.child_by_field_name("value"))
+        }
         "template_declaration" => {
             let mut cursor = node.walk();
             let inner = node.named_children(&mut cursor).filter(|child| {

@@ -1716,3 +1716,22 @@ fn functions_inside_wrapping_functions_are_chunks() {
     let file = chunk_source("cache.lua", Language::Lua, lua, &ChunkOptions::default());
     assert!(file.chunks.iter().any(|c| c.symbol == "M.get" || c.fqn == "M.get"));
 }
+
+#[test]
+fn function_like_macros_of_a_few_lines_are_chunks() {
+    let source = "#define MAX(a, b) ((a) > (b) ? (a) : (b))\n\n\
+                  #define LIBM_DD(name) \\\n\
+                  static double f_ ## name(double x) { \\\n\
+                  \x20 return name(x); \\\n\
+                  }\n\n\
+                  int use(void) { return MAX(1, 2); }\n";
+    let file = chunk_source("math.c", Language::C, source, &ChunkOptions::default());
+    let macros: Vec<(&str, u32, u32)> = file
+        .chunks
+        .iter()
+        .filter(|c| c.kind == "macro")
+        .map(|c| (c.symbol.as_str(), c.start_line, c.end_line))
+        .collect();
+    assert_eq!(macros, [("LIBM_DD", 3, 6)]);
+    assert!(file.chunks.iter().any(|c| c.symbol == "use"));
+}
