@@ -226,6 +226,9 @@ impl<'s, 't> Chunker<'s, 't> {
         let mut frame = frame;
         // Asked once: `Node::parent` searches down from the root.
         let at_top = parent.parent().is_none();
+        // A conditional's keywords (`if`, `else`, `do`, `then`) lead into nothing: they are
+        // code between its definitions.
+        let conditional = self.spec.conditionals.contains(&parent.kind());
         let mut cursor = parent.walk();
         let mut more = cursor.goto_first_child();
         while more {
@@ -247,6 +250,11 @@ impl<'s, 't> Chunker<'s, 't> {
                         self.flush_leading(&mut leading, &mut items, frame);
                         items.push(self.plain(child, frame));
                     }
+                    continue;
+                }
+                if conditional {
+                    self.flush_leading(&mut leading, &mut items, frame);
+                    items.push(self.plain(child, frame));
                     continue;
                 }
                 true
@@ -505,10 +513,7 @@ impl<'s, 't> Chunker<'s, 't> {
                         frame: item.frame,
                     });
                 }
-                // A conditional's keywords (`else`, `do`, `then`) lead into nothing: they
-                // stay in the code between its definitions.
-                let conditional = self.spec.conditionals.contains(&item.node.kind());
-                let items = self.group(item.node, item.frame, !conditional);
+                let items = self.group(item.node, item.frame, true);
                 let bounds = (item.node.start_byte(), item.node.end_byte());
                 let tasks = self.with_gaps(item.node, bounds, items, item.frame);
                 stack.extend(tasks.into_iter().rev());
