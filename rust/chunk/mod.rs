@@ -129,7 +129,7 @@ use text::{collapse, Source};
 /// any language (a new grammar or chunker included). An index made under another number reads
 /// every file again on its next update and replaces the chunks that changed; a chunk whose
 /// text stayed the same keeps its vector.
-const RULES: u32 = 12;
+const RULES: u32 = 13;
 
 /// The identifier of this chunker, stored by an index with its chunks.
 pub fn version() -> String {
@@ -661,7 +661,8 @@ fn chunk_text(
     };
     let source = Source::new(&text);
     let root = tree.root_node();
-    let mut chunker = Chunker::new(spec, &source, path, language, options.max_chars);
+    // A `.h` header that reads as C++ gives C++ chunks (`languages=["cpp"]` finds them).
+    let mut chunker = Chunker::new(spec, &source, path, grammar, options.max_chars);
     if chunker.walk(root, deadline).is_err() {
         chunk_plain(spec, path, language, &text, options, deadline, &mut result);
         return result;

@@ -1735,3 +1735,14 @@ fn function_like_macros_of_a_few_lines_are_chunks() {
     assert_eq!(macros, [("LIBM_DD", 3, 6)]);
     assert!(file.chunks.iter().any(|c| c.symbol == "use"));
 }
+
+#[test]
+fn a_header_that_reads_as_cpp_gives_cpp_chunks() {
+    let cpp = "namespace log {\nclass sink {\npublic:\n    void flush() { n_ = 0; }\nprivate:\n    int n_;\n};\n}\n";
+    let file = chunk_source("sink.h", Language::C, cpp, &ChunkOptions::default());
+    assert!(file.chunks.iter().any(|c| c.symbol == "flush"));
+    assert!(file.chunks.iter().all(|c| c.language == Language::Cpp));
+    let c = "struct point { int x; int y; };\n\nint norm(struct point p) { return p.x * p.x; }\n";
+    let file = chunk_source("point.h", Language::C, c, &ChunkOptions::default());
+    assert!(file.chunks.iter().all(|c| c.language == Language::C));
+}
