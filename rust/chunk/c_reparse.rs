@@ -277,8 +277,17 @@ impl Scanner {
 
 /// Words after which a name and `(` make a statement, not a function's declaration.
 const STATEMENT_WORDS: &[&str] = &[
-    "return", "case", "else", "throw", "new", "delete", "goto", "co_return", "co_yield",
-    "co_await", "do",
+    "return",
+    "case",
+    "else",
+    "throw",
+    "new",
+    "delete",
+    "goto",
+    "co_return",
+    "co_yield",
+    "co_await",
+    "do",
 ];
 
 /// Whether `rest` starts with a function's (qualified) name and its parameter list:
@@ -291,7 +300,9 @@ fn names_a_function(rest: &str) -> bool {
             position += 1;
         }
         let start = position;
-        while position < bytes.len() && (bytes[position].is_ascii_alphanumeric() || bytes[position] == b'_') {
+        while position < bytes.len()
+            && (bytes[position].is_ascii_alphanumeric() || bytes[position] == b'_')
+        {
             position += 1;
         }
         if position == start || bytes[start].is_ascii_digit() {
@@ -394,10 +405,19 @@ mod tests {
             blanked("void SPDLOG_INLINE thread_pool::post_log(int n) {"),
             ["SPDLOG_INLINE"]
         );
-        assert_eq!(blanked("size_t MY_INLINE counter() { return 1; }"), ["MY_INLINE"]);
+        assert_eq!(
+            blanked("size_t MY_INLINE counter() { return 1; }"),
+            ["MY_INLINE"]
+        );
         assert_eq!(blanked("const char *MY_API name (void);"), ["MY_API"]);
-        assert_eq!(blanked("logger::~logger() {}
-int MY_API logger::~logger();").len(), 1);
+        assert_eq!(
+            blanked(
+                "logger::~logger() {}
+int MY_API logger::~logger();"
+            )
+            .len(),
+            1
+        );
     }
 
     #[test]

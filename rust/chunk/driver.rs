@@ -3,10 +3,6 @@
 
 use std::path::Path;
 
-/// How deep `holds_definitions` looks through nested conditionals and branch blocks
-/// (`if` > `else` > block > `try` > block).
-const CONDITIONAL_DEPTH: usize = 6;
-
 use tree_sitter::Node;
 
 use super::spec::{Context, Role, Spec, Symbol};
@@ -14,6 +10,9 @@ use super::text::{collapse, is_trivial, Source};
 use super::Deadline;
 use crate::lang::Language;
 
+/// How deep `holds_definitions` looks through nested conditionals and branch blocks
+/// (`if` > `else` > block > `try` > block).
+const CONDITIONAL_DEPTH: usize = 6;
 /// Scopes nest at most this deep; a deeper container becomes one symbol.
 const MAX_DEPTH: usize = 48;
 /// The walk looks at the clock once per this many tasks.

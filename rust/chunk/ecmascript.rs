@@ -194,7 +194,10 @@ fn test_call<'t>(call: Node<'t>, source: &Source) -> Role<'t> {
     ) else {
         return Role::Code;
     };
-    let name = collapse(node_text(*title, source).trim_matches(['"', '\'', '`']), TITLE_CHARS);
+    let name = collapse(
+        node_text(*title, source).trim_matches(['"', '\'', '`']),
+        TITLE_CHARS,
+    );
     let body = function.child_by_field_name("body");
     match word.as_str() {
         "describe" | "context" | "suite" | "fdescribe" | "xdescribe" => {

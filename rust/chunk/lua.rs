@@ -18,7 +18,13 @@ pub(crate) static SPEC: Spec = Spec {
     outer_first: false,
     trailing_docs: false,
     absolute_scopes: false,
-    conditionals: &["if_statement", "block", "else_statement", "elseif_statement", "do_statement"],
+    conditionals: &[
+        "if_statement",
+        "block",
+        "else_statement",
+        "elseif_statement",
+        "do_statement",
+    ],
 };
 
 fn classify<'t>(node: Node<'t>, source: &Source, _context: Context) -> Role<'t> {

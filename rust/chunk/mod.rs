@@ -644,9 +644,11 @@ fn chunk_text(
     // The grammar the tree is in: a `.h` header that reads better as C++ is C++ from here on.
     // Its attribute-like macros are blanked on the way (`c_reparse`).
     let (tree, grammar) = match language {
-        Language::C if path.ends_with(".h") => c_reparse::header_tree(&text, tree, |grammar, source| {
-            parse(grammar, source, deadline).ok()
-        }),
+        Language::C if path.ends_with(".h") => {
+            c_reparse::header_tree(&text, tree, |grammar, source| {
+                parse(grammar, source, deadline).ok()
+            })
+        }
         _ => (tree, language),
     };
     let tree = match language {

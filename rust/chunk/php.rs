@@ -19,7 +19,13 @@ pub(crate) static SPEC: Spec = Spec {
     outer_first: false,
     trailing_docs: false,
     absolute_scopes: false,
-    conditionals: &["if_statement", "compound_statement", "else_clause", "else_if_clause", "colon_block"],
+    conditionals: &[
+        "if_statement",
+        "compound_statement",
+        "else_clause",
+        "else_if_clause",
+        "colon_block",
+    ],
 };
 
 fn classify<'t>(node: Node<'t>, source: &Source, _context: Context) -> Role<'t> {

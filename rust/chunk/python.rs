@@ -17,7 +17,15 @@ pub(crate) static SPEC: Spec = Spec {
     outer_first: false,
     trailing_docs: false,
     absolute_scopes: false,
-    conditionals: &["if_statement", "elif_clause", "else_clause", "try_statement", "except_clause", "finally_clause", "block"],
+    conditionals: &[
+        "if_statement",
+        "elif_clause",
+        "else_clause",
+        "try_statement",
+        "except_clause",
+        "finally_clause",
+        "block",
+    ],
 };
 
 fn classify<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {

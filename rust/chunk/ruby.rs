@@ -21,7 +21,9 @@ pub(crate) static SPEC: Spec = Spec {
     outer_first: false,
     trailing_docs: false,
     absolute_scopes: false,
-    conditionals: &["if", "unless", "then", "else", "elsif", "begin", "rescue", "ensure"],
+    conditionals: &[
+        "if", "unless", "then", "else", "elsif", "begin", "rescue", "ensure",
+    ],
 };
 
 fn classify<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {
@@ -81,9 +83,10 @@ fn spec_call<'t>(node: Node<'t>, source: &Source) -> Role<'t> {
             collapse(text.trim_matches(['"', '\'']), TITLE_CHARS)
         });
     match (word, title) {
-        ("describe" | "context" | "feature" | "shared_examples" | "shared_context", Some(title)) => {
-            Container::namespace("describe", title, Some(block))
-        }
+        (
+            "describe" | "context" | "feature" | "shared_examples" | "shared_context",
+            Some(title),
+        ) => Container::namespace("describe", title, Some(block)),
         ("it" | "specify" | "scenario" | "example", Some(title)) => Role::Symbol(Symbol {
             kind: "test",
             name: title,

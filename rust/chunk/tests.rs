@@ -1641,7 +1641,10 @@ fn definitions_inside_conditionals_are_chunks_in_the_scope_around_them() {
         // The branch keywords are no chunk's first line.
         for chunk in &file.chunks {
             let first = chunk.code.trim_start();
-            assert!(!first.starts_with("else") && !first.starts_with("do\n"), "{path}: {first}");
+            assert!(
+                !first.starts_with("else") && !first.starts_with("do\n"),
+                "{path}: {first}"
+            );
         }
     }
     // A conditional without definitions stays plain code.
@@ -1664,7 +1667,12 @@ fn test_suites_and_cases_are_named_by_their_titles() {
               \x20 test.each([[1], [2]])('adds %i', (n) => {\n    assert.ok(n)\n  })\n\
               })\n\n\
               test.only(`handles ${kind} errors`, async t => {\n  t.plan(1)\n})\n";
-    let file = chunk_source("router.test.js", Language::JavaScript, js, &ChunkOptions::default());
+    let file = chunk_source(
+        "router.test.js",
+        Language::JavaScript,
+        js,
+        &ChunkOptions::default(),
+    );
     let tests: Vec<(&str, &str)> = file
         .chunks
         .iter()
@@ -1681,7 +1689,12 @@ fn test_suites_and_cases_are_named_by_their_titles() {
     );
     let ruby = "describe Sidekiq::Client do\n  context \"when empty\" do\n    it \"pushes a job\" do\n\
                 \x20     expect(push).to be_truthy\n    end\n  end\n\n  it(\"handles nil\") { expect(nil).to be_nil }\nend\n";
-    let file = chunk_source("client_spec.rb", Language::Ruby, ruby, &ChunkOptions::default());
+    let file = chunk_source(
+        "client_spec.rb",
+        Language::Ruby,
+        ruby,
+        &ChunkOptions::default(),
+    );
     let tests: Vec<&str> = file
         .chunks
         .iter()
@@ -1690,11 +1703,19 @@ fn test_suites_and_cases_are_named_by_their_titles() {
         .collect();
     assert_eq!(
         tests,
-        ["Sidekiq::Client.when empty.pushes a job", "Sidekiq::Client.handles nil"]
+        [
+            "Sidekiq::Client.when empty.pushes a job",
+            "Sidekiq::Client.handles nil"
+        ]
     );
     // A call that is no test framework's stays code.
     let app = "app.get('/users', (req, res) => {\n  res.send(users)\n})\n";
-    let file = chunk_source("app.js", Language::JavaScript, app, &ChunkOptions::default());
+    let file = chunk_source(
+        "app.js",
+        Language::JavaScript,
+        app,
+        &ChunkOptions::default(),
+    );
     assert!(file.chunks.iter().all(|c| c.kind == "module"));
 }
 
@@ -1704,7 +1725,12 @@ fn functions_inside_wrapping_functions_are_chunks() {
                \x20 'use strict'\n\n  function parse(text) {\n    return text.split(',')\n  }\n\n\
                \x20 return { parse: parse }\n})\n\n\
                $(function () {\n  function init() {\n    bind()\n  }\n  init()\n})\n";
-    let file = chunk_source("lib.js", Language::JavaScript, umd, &ChunkOptions::default());
+    let file = chunk_source(
+        "lib.js",
+        Language::JavaScript,
+        umd,
+        &ChunkOptions::default(),
+    );
     let functions: Vec<(&str, u32, u32)> = file
         .chunks
         .iter()
@@ -1714,7 +1740,10 @@ fn functions_inside_wrapping_functions_are_chunks() {
     assert_eq!(functions, [("parse", 6, 8), ("init", 14, 16)]);
     let lua = "local M = {}\n\ndo\n  local cache = {}\n  function M.get(k)\n    return cache[k]\n  end\nend\n\nreturn M\n";
     let file = chunk_source("cache.lua", Language::Lua, lua, &ChunkOptions::default());
-    assert!(file.chunks.iter().any(|c| c.symbol == "M.get" || c.fqn == "M.get"));
+    assert!(file
+        .chunks
+        .iter()
+        .any(|c| c.symbol == "M.get" || c.fqn == "M.get"));
 }
 
 #[test]
