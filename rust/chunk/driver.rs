@@ -436,6 +436,24 @@ impl<'s, 't> Chunker<'s, 't> {
         parent: Node<'t>,
         frame: usize,
     ) -> (Role<'t>, Node<'t>, Vec<Node<'t>>) {
+        let (mut role, inner, wrappers) = self.unwrapped(node, parent, frame);
+        if matches!(role, Role::Code)
+            && self.spec.conditionals.contains(&node.kind())
+            && self.holds_definitions(node, frame, CONDITIONAL_DEPTH)
+        {
+            role = Role::Transparent;
+        }
+        (role, inner, wrappers)
+    }
+
+    /// `node`'s role and the node it stands for, through the wrappers it passes to (a wrapper
+    /// of no definition is code).
+    fn unwrapped(
+        &self,
+        node: Node<'t>,
+        parent: Node<'t>,
+        frame: usize,
+    ) -> (Role<'t>, Node<'t>, Vec<Node<'t>>) {
         let mut role =
             (self.spec.classify)(node, self.source, self.context_for(frame, Some(parent)));
         let mut inner = node;
@@ -449,12 +467,6 @@ impl<'s, 't> Chunker<'s, 't> {
         if !wrappers.is_empty() && !role.defines() {
             role = Role::Code;
         }
-        if matches!(role, Role::Code)
-            && self.spec.conditionals.contains(&node.kind())
-            && self.holds_definitions(node, frame, CONDITIONAL_DEPTH)
-        {
-            role = Role::Transparent;
-        }
         (role, inner, wrappers)
     }
 
@@ -464,12 +476,7 @@ impl<'s, 't> Chunker<'s, 't> {
         let mut cursor = node.walk();
         let children: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
         children.into_iter().any(|child| {
-            let mut role =
-                (self.spec.classify)(child, self.source, self.context_for(frame, Some(node)));
-            for _ in 0..8 {
-                let Role::Wrap(inner) = role else { break };
-                role = (self.spec.classify)(inner, self.source, self.context_for(frame, None));
-            }
+            let (role, _, _) = self.unwrapped(child, node, frame);
             role.defines()
                 || (depth > 0
                     && matches!(role, Role::Code | Role::Transparent)

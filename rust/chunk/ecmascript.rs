@@ -3,7 +3,9 @@
 
 use tree_sitter::Node;
 
-use super::spec::{child_of_kind, name_of, node_text, Container, Context, Role, Spec, Symbol};
+use super::spec::{
+    child_of_kind, name_of, node_text, Container, Context, Role, Spec, Symbol, TITLE_CHARS,
+};
 use super::text::{collapse, Source};
 
 pub(crate) static SPEC: Spec = Spec {
@@ -151,9 +153,6 @@ fn classify<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {
         _ => Role::Code,
     }
 }
-
-/// How much of a test's title names it.
-const TITLE_CHARS: usize = 120;
 
 /// Test frameworks' suites and cases (Jest, Mocha, Vitest, Jasmine, `node:test`):
 /// `describe('router', () => { ... })` is a namespace named by its title, `it('matches a

@@ -6,7 +6,7 @@
 
 use tree_sitter::Node;
 
-use super::spec::{name_of, Container, Context, Marker, Role, Spec, Symbol};
+use super::spec::{name_of, Container, Context, Marker, Role, Spec, Symbol, TITLE_CHARS};
 use super::text::{collapse, Source};
 
 pub(crate) static SPEC: Spec = Spec {
@@ -60,9 +60,6 @@ fn classify<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {
         _ => Role::Code,
     }
 }
-
-/// How much of a spec's title names it.
-const TITLE_CHARS: usize = 120;
 
 /// RSpec's and minitest/spec's groups and examples: `describe Client do` and `context "when
 /// empty" do` are namespaces named by their title, `it "pushes a job" do` and `specify` are

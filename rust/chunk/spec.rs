@@ -20,6 +20,9 @@ pub(crate) struct Context<'a> {
     pub parent: Option<Node<'a>>,
 }
 
+/// How much of a test's title names its chunk (`it('matches a path', ...)`).
+pub(crate) const TITLE_CHARS: usize = 120;
+
 /// One language's table.
 pub(crate) struct Spec {
     /// Line-comment prefix for context headers.
