@@ -17,9 +17,9 @@
 //! still starts where the macro does and its chunk keeps it. The chunker slices chunk text
 //! from the original source, so every chunk shows the file as written.
 
-use std::ops::ControlFlow;
+use tree_sitter::Tree;
 
-use tree_sitter::{Node, Tree};
+use super::error_weight;
 
 use crate::lang::Language;
 
@@ -351,20 +351,6 @@ fn is_macro_name(word: &str) -> bool {
             .bytes()
             .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
         && word.bytes().filter(u8::is_ascii_uppercase).count() >= 2
-}
-
-/// How broken a tree is: the bytes under ERROR nodes, and one for each MISSING node.
-fn error_weight(root: Node) -> usize {
-    let mut weight = 0;
-    super::for_each_error(root, |node| {
-        weight += if node.is_error() {
-            node.end_byte() - node.start_byte()
-        } else {
-            1
-        };
-        ControlFlow::Continue(())
-    });
-    weight
 }
 
 #[cfg(test)]

@@ -101,6 +101,7 @@ mod split;
 mod sql;
 mod swift;
 mod text;
+mod ts_reparse;
 mod zig;
 
 #[cfg(any(test, feature = "fuzz"))]
@@ -129,7 +130,7 @@ use text::{collapse, Source};
 /// any language (a new grammar or chunker included). An index made under another number reads
 /// every file again on its next update and replaces the chunks that changed; a chunk whose
 /// text stayed the same keeps its vector.
-const RULES: u32 = 13;
+const RULES: u32 = 14;
 
 /// The identifier of this chunker, stored by an index with its chunks.
 pub fn version() -> String {
@@ -659,6 +660,12 @@ fn chunk_text(
             })
             .unwrap_or(tree)
         }
+        Language::TypeScript | Language::Tsx => {
+            ts_reparse::separate_call_signatures(&text, &tree, |source| {
+                parse(language, source, deadline).ok()
+            })
+            .unwrap_or(tree)
+        }
         _ => tree,
     };
     let source = Source::new(&text);
@@ -720,6 +727,20 @@ fn syntax_errors(root: Node, source: &Source) -> Vec<String> {
         }
     });
     errors
+}
+
+/// How broken a tree is: the bytes under ERROR nodes, and one for each MISSING node.
+pub(crate) fn error_weight(root: Node) -> usize {
+    let mut weight = 0;
+    for_each_error(root, |node| {
+        weight += if node.is_error() {
+            node.end_byte() - node.start_byte()
+        } else {
+            1
+        };
+        ControlFlow::Continue(())
+    });
+    weight
 }
 
 /// Call `visit` on each ERROR and MISSING node of `root`'s tree, in order, descending only

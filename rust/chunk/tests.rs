@@ -1164,6 +1164,48 @@ fn an_object_at_the_end_of_chained_assignments_holds_methods() {
 }
 
 #[test]
+fn generic_call_signatures_on_their_own_lines_keep_the_file_whole() {
+    // tree-sitter-typescript reads the second signature's `<` as part of the first one's
+    // return type; without the reparse the class and function after it were one error.
+    let source = "export interface CreateHandlers<E> {\n\
+                  \x20 <I>(handler1: H<I>): [H<I>]\n\
+                  \n\
+                  \x20 // two handlers\n\
+                  \x20 <\n\
+                  \x20   I extends Input = {},\n\
+                  \x20 >(handler1: H<I>, handler2: H<I>): [H<I>, H<I>]\n\
+                  }\n\
+                  \n\
+                  export class Factory {\n\
+                  \x20 createApp() {\n\
+                  \x20   return new Hono()\n\
+                  \x20 }\n\
+                  }\n\
+                  \n\
+                  export const createFactory = () => new Factory()\n";
+    for language in [Language::TypeScript, Language::Tsx] {
+        let file = chunk_source("factory.ts", language, source, &ChunkOptions::default());
+        assert!(file.syntax_errors.is_empty(), "{:?}", file.syntax_errors);
+        let spans: Vec<(&str, u32, u32)> = file
+            .chunks
+            .iter()
+            .map(|c| (c.symbol.as_str(), c.start_line, c.end_line))
+            .collect();
+        for wanted in [
+            ("CreateHandlers", 1, 8),
+            ("Factory", 10, 14),
+            ("createApp", 11, 13),
+            ("createFactory", 16, 16),
+        ] {
+            assert!(spans.contains(&wanted), "{wanted:?} not in {spans:?}");
+        }
+        // The chunk shows the file as written, not the text that was parsed.
+        let interface = &file.chunks[0];
+        assert!(interface.code.contains("]\n\n  // two handlers\n  <\n"));
+    }
+}
+
+#[test]
 fn a_class_assigned_to_module_exports_is_a_class() {
     let source = "module.exports = class Application extends Emitter {\n\
                   \x20 constructor () {\n\
