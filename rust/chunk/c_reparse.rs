@@ -19,7 +19,7 @@
 
 use tree_sitter::Tree;
 
-use super::error_weight;
+use super::{error_weight, reparse_edited};
 
 use crate::lang::Language;
 
@@ -92,31 +92,23 @@ pub(crate) fn blank_attribute_macros(
     tree: &Tree,
     parse: impl Fn(&str) -> Option<Tree>,
 ) -> Option<Tree> {
-    if !tree.root_node().has_error() {
-        return None;
-    }
-    let ranges = attribute_macros(text);
-    if ranges.is_empty() {
-        return None;
-    }
-    let mut bytes = text.as_bytes().to_vec();
-    for (start, end, place) in ranges {
-        bytes[start..end].fill(b' ');
-        if place == Place::Statement {
-            bytes[start] = b';';
+    reparse_edited(text, tree, parse, |bytes| {
+        let ranges = attribute_macros(text);
+        for &(start, end, place) in &ranges {
+            bytes[start..end].fill(b' ');
+            if place == Place::Statement {
+                bytes[start] = b';';
+            }
+            if place == Place::Declaration {
+                let specifier = SPECIFIERS
+                    .iter()
+                    .find(|s| s.len() <= end - start)
+                    .unwrap_or(&"");
+                bytes[start..start + specifier.len()].copy_from_slice(specifier.as_bytes());
+            }
         }
-        if place == Place::Declaration {
-            let specifier = SPECIFIERS
-                .iter()
-                .find(|s| s.len() <= end - start)
-                .unwrap_or(&"");
-            bytes[start..start + specifier.len()].copy_from_slice(specifier.as_bytes());
-        }
-    }
-    // Only ASCII identifier bytes were overwritten: still UTF-8.
-    let blanked = String::from_utf8(bytes).ok()?;
-    let reparsed = parse(&blanked)?;
-    (error_weight(reparsed.root_node()) < error_weight(tree.root_node())).then_some(reparsed)
+        !ranges.is_empty()
+    })
 }
 
 /// The byte ranges of all-caps identifiers that stand where an attribute macro would, and

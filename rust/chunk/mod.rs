@@ -729,6 +729,29 @@ fn syntax_errors(root: Node, source: &Source) -> Vec<String> {
     errors
 }
 
+/// The tree of `text` after `edit` overwrites some of its bytes in place (same length, so every
+/// node keeps its line and column), when `tree` has errors, `edit` changed something and the
+/// edited text parses with fewer errors; None otherwise. `parse` parses the file's language.
+/// The chunker still slices chunks from `text`, so every chunk shows the file as written.
+pub(crate) fn reparse_edited(
+    text: &str,
+    tree: &Tree,
+    parse: impl Fn(&str) -> Option<Tree>,
+    edit: impl FnOnce(&mut [u8]) -> bool,
+) -> Option<Tree> {
+    if !tree.root_node().has_error() {
+        return None;
+    }
+    let mut bytes = text.as_bytes().to_vec();
+    if !edit(&mut bytes) {
+        return None;
+    }
+    // The edits overwrite ASCII bytes with ASCII bytes: still UTF-8.
+    let edited = String::from_utf8(bytes).ok()?;
+    let reparsed = parse(&edited)?;
+    (error_weight(reparsed.root_node()) < error_weight(tree.root_node())).then_some(reparsed)
+}
+
 /// How broken a tree is: the bytes under ERROR nodes, and one for each MISSING node.
 pub(crate) fn error_weight(root: Node) -> usize {
     let mut weight = 0;

@@ -23,7 +23,7 @@
 
 use tree_sitter::Tree;
 
-use super::error_weight;
+use super::reparse_edited;
 
 /// A tree with `;` before the call signatures that follow a type, when `tree` has errors and
 /// that text parses with fewer; None otherwise. `parse` parses the file's language.
@@ -32,21 +32,13 @@ pub(crate) fn separate_call_signatures(
     tree: &Tree,
     parse: impl Fn(&str) -> Option<Tree>,
 ) -> Option<Tree> {
-    if !tree.root_node().has_error() {
-        return None;
-    }
-    let separators = signature_starts(text);
-    if separators.is_empty() {
-        return None;
-    }
-    let mut bytes = text.as_bytes().to_vec();
-    for offset in separators {
-        bytes[offset] = b';';
-    }
-    // Only ASCII whitespace bytes were overwritten: still UTF-8.
-    let separated = String::from_utf8(bytes).ok()?;
-    let reparsed = parse(&separated)?;
-    (error_weight(reparsed.root_node()) < error_weight(tree.root_node())).then_some(reparsed)
+    reparse_edited(text, tree, parse, |bytes| {
+        let separators = signature_starts(text);
+        for &offset in &separators {
+            bytes[offset] = b';';
+        }
+        !separators.is_empty()
+    })
 }
 
 /// The offsets of the first indentation byte of each indented line that starts with `<` right
