@@ -41,18 +41,18 @@ pub(crate) fn separate_call_signatures(
     })
 }
 
-/// The offsets of the first indentation byte of each indented line that starts with `<` right
-/// after a code line that ends a type (`)`, `]`, `}`, `>`, a name), blank lines and `//`
-/// comment lines between them skipped.
+/// The offsets of the first indentation byte (a space or a tab) of each line that starts with
+/// `<` right after a code line that ends a type (`)`, `]`, `}`, `>`, a name), blank lines and
+/// `//` comment lines between them skipped.
 fn signature_starts(text: &str) -> Vec<usize> {
     let mut starts = Vec::new();
     let mut previous_end: Option<u8> = None;
     let mut offset = 0;
     for line in text.split_inclusive('\n') {
-        let body = line.trim_end();
-        let code = body.trim_start();
-        let indent = body.len() - code.len();
-        if code.starts_with('<') && indent > 0 && previous_end.is_some_and(ends_a_type) {
+        let code = line.trim();
+        // An ASCII indentation byte to overwrite: the text stays UTF-8.
+        let indented = matches!(line.as_bytes().first(), Some(b' ' | b'\t'));
+        if code.starts_with('<') && indented && previous_end.is_some_and(ends_a_type) {
             starts.push(offset);
         }
         if !code.is_empty() && !code.starts_with("//") {
