@@ -962,7 +962,16 @@ impl<'s, 't> Chunker<'s, 't> {
                 frame,
             });
         }
-        stack.extend(members.into_iter().rev().map(Task::Item));
+        // Text in the body that no member holds (a macro blanked for the parse, `c_reparse`,
+        // after a declaration that lost its `;`) is code, as at the top level.
+        let tasks = match container.body {
+            Some(body) => {
+                let bounds = (body.start_byte(), body.end_byte());
+                self.with_gaps(body, bounds, members, frame)
+            }
+            None => members.into_iter().map(Task::Item).collect(),
+        };
+        stack.extend(tasks.into_iter().rev());
     }
 
     fn end_class(&mut self, index: usize) {

@@ -1206,6 +1206,34 @@ fn generic_call_signatures_on_their_own_lines_keep_the_file_whole() {
 }
 
 #[test]
+fn a_blanked_macro_after_a_declaration_without_its_semicolon_stays_in_the_class() {
+    // Found by fuzzing: the macro is blanked for the reparse, the declaration ends at `)`,
+    // and the macro's bytes belong to no node of the class body.
+    let source = "class SINK_API sink {\n\
+                  public:\n\
+                  \x20   void swap(sink &other) SINK_NOEXCEP\n\
+                  namespace sinks {\n\
+                  int f() { return 1; }\n\
+                  }\n\
+                  \x20   int level() const;\n\
+                  };\n";
+    let file = chunk_source("sink.hpp", Language::Cpp, source, &ChunkOptions::default());
+    let class = file
+        .chunks
+        .iter()
+        .find(|c| c.kind == "class")
+        .expect("class chunked");
+    assert!(
+        class.code.contains("void swap(sink &other) SINK_NOEXCEP"),
+        "{}",
+        class.code
+    );
+    if let Err(error) = super::fuzz::covered(&file, source, 3500) {
+        panic!("{error:?}\n{}", render(&file));
+    }
+}
+
+#[test]
 fn a_class_assigned_to_module_exports_is_a_class() {
     let source = "module.exports = class Application extends Emitter {\n\
                   \x20 constructor () {\n\
