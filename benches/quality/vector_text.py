@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import functools
 import json
 import pickle
 import sys
@@ -41,23 +42,23 @@ LATER_WINDOW_HANDICAP = 0.02
 VARIANTS = ("first-256", "first-128", "max", "max-0.02", "mean")
 
 
-@dataclass(frozen=True)
-class Located:
-    path: str
-    start_line: int
-    end_line: int
-
-
 @dataclass
 class RepoVectors:
     """Every chunk of one repository, embedded each way."""
 
     ids: list[str]
-    spans: list[Located]
+    spans: list[metrics.Hit]
     first: np.ndarray  # the first 256 tokens of each chunk
     short: np.ndarray  # the first 128 tokens
     rest: np.ndarray  # one row per later window
     owner: np.ndarray  # the chunk each later window belongs to
+
+    @functools.cached_property
+    def pooled(self) -> np.ndarray:
+        """One vector per chunk: the normalised sum of all its windows' vectors."""
+        pooled = self.first.copy()
+        np.add.at(pooled, self.owner, self.rest)
+        return pooled / np.linalg.norm(pooled, axis=1, keepdims=True)
 
     def scores(self, query: np.ndarray) -> dict[str, np.ndarray]:
         first = self.first @ query
@@ -66,15 +67,12 @@ class RepoVectors:
         np.maximum.at(best, self.owner, later)
         handicapped = first.copy()
         np.maximum.at(handicapped, self.owner, later - LATER_WINDOW_HANDICAP)
-        pooled = self.first.copy()
-        np.add.at(pooled, self.owner, self.rest)
-        pooled /= np.linalg.norm(pooled, axis=1, keepdims=True)
         return {
             "first-256": first,
             "first-128": self.short @ query,
             "max": best,
             "max-0.02": handicapped,
-            "mean": pooled @ query,
+            "mean": self.pooled @ query,
         }
 
 
@@ -120,7 +118,7 @@ def embed_repo(repo: Repo, embedder: Any) -> RepoVectors:
         for chunk in file.chunks:
             header = chunk.header.replace(chunk.path, "")
             ids.append(chunk.id)
-            spans.append(Located(chunk.path, chunk.start_line, chunk.end_line))
+            spans.append(metrics.Hit(chunk.path, chunk.start_line, chunk.end_line))
             texts.append(header + chunk.code)
             for window in later_windows(embedder._tokenizer, header, chunk.code, budget):
                 rest.append(window)
