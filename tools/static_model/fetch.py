@@ -65,12 +65,12 @@ def fetch_pypi(name: str, pinned: dict[str, Any] | None, wheel: bool) -> dict[st
         target = DOWNLOADS / "pypi" / pinned["filename"]
         if target.is_file() and _sha256_of(target) == pinned["sha256"]:
             return pinned
-        url = f"https://pypi.org/pypi/{name}/{pinned['version']}/json"
-    else:
-        url = f"https://pypi.org/pypi/{name}/json"
+    # The project's document lists every release's files; a mirror may not serve the
+    # per-version documents.
+    url = f"https://pypi.org/pypi/{name}/json"
     meta = json.loads(_get(url))
-    version = meta["info"]["version"]
-    files = meta["urls"]
+    version = pinned["version"] if pinned else meta["info"]["version"]
+    files = meta["releases"].get(version, []) if pinned else meta["urls"]
     if wheel:
         files = [f for f in files if f["packagetype"] == "bdist_wheel"
                  and "manylinux" in f["filename"] and "x86_64" in f["filename"]]
