@@ -160,6 +160,7 @@ def _repos_tables(results: Path) -> list[str]:
     lines += _learned_lines(results)
     lines += _graph_lines(results)
     lines += _vector_text_lines(results)
+    lines += _chunk_vectors_lines(results)
     languages = sorted({lang for e in splits.values() for lang in e["modes"]["hybrid"]["languages"]})
     header = "| language | " + " | ".join(f"{s} hybrid" for s in splits) + " |"
     lines += [header, "| --- |" + " ---: |" * len(splits)]
@@ -245,6 +246,39 @@ def _vector_text_lines(results: Path) -> list[str]:
         f" {cell('hybrid', 'first-128', 'semantic')}. The default stays at 256 tokens.",
         "",
     ]
+
+
+def _chunk_vectors_lines(results: Path) -> list[str]:
+    """Which vectors the semantic arm searches: late chunking, the fast model, both models."""
+    found = _load("quality_chunk_vectors.json", results)
+    if not found:
+        return []
+    modes = found["modes"]
+
+    def cell(mode: str, variant: str, category: str = "all") -> str:
+        mean, low, high = modes[mode][variant][category]["vs"]
+        return f"{mean:+.1f} ({low:+.1f} to {high:+.1f})"
+
+    tuned = next((v for v in modes["hybrid"] if v.startswith("fast:")), None)
+    lines = [
+        "Which vectors the semantic arm searches (dev only; `python -m"
+        f" benches.quality.chunk_vectors`, `git` {found['git']['commit'][:7]}; hybrid file"
+        " NDCG@10 against each chunk encoded alone, sharc's default):"
+        f" late chunking (each chunk pooled out of an encoding of its whole file)"
+        f" {cell('hybrid', 'late')}, the average of both {cell('hybrid', 'combined')}, the fast"
+        f" model {cell('hybrid', 'fast')} (architecture {cell('hybrid', 'fast', 'architecture')},"
+        f" questions in words {cell('hybrid', 'fast', 'semantic')}), both models' similarities"
+        f" at once {cell('hybrid', 'independent+fast')} (the semantic arm alone"
+        f" {cell('semantic', 'independent+fast')})."
+    ]
+    if tuned:
+        lines[0] += (
+            " The fast model tuned on doc-comment and code pairs from its corpus"
+            " (`python -m tools.static_model.contrast`) against the shipped one:"
+            f" {cell('hybrid', tuned)}, questions in words {cell('hybrid', tuned, 'semantic')}."
+        )
+    lines[0] += " sharc keeps independent vectors of the default model."
+    return lines + [""]
 
 
 def _penalty_key(learned: dict[str, Any]) -> str:

@@ -532,3 +532,16 @@ def test_unpacking_skips_members_the_data_filter_refuses(tmp_path: Path) -> None
         tar.extractall(tmp_path / "out", filter=_safe_member)
     assert (tmp_path / "out" / "repo" / "main.py").read_text() == "print('hi')\n"
     assert not os.path.lexists(tmp_path / "out" / "repo" / "broken-abs-symlink")
+
+
+def test_doc_pairs_take_the_documenting_comment_out_of_the_answer() -> None:
+    from tools.static_model.contrast import pair_of
+
+    code = "/// Parse the settings file at a path.\nfn load(path: &Path) -> Config {\n    read(path)\n}"
+    header = "// Context: module config (src/config.rs)\n"
+    query, answer = pair_of({"code": code, "text": header + code}) or ("", "")
+    assert query == "Parse the settings file at a path"
+    assert answer == header + "fn load(path: &Path) -> Config {\n    read(path)\n}"
+    assert pair_of({"code": "fn load() {\n    read(path)\n}", "text": "fn load() {}"}) is None
+    only_comment = "# Parse the settings file at a path.\n# Then check it."
+    assert pair_of({"code": only_comment, "text": only_comment}) is None

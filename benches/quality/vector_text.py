@@ -226,9 +226,11 @@ def encoding_speed(repos: Sequence[Repo], sample: int = 1500) -> dict[str, float
     return best
 
 
-def summarize(per_query: dict[str, dict[str, Any]], base: dict[str, Any]) -> dict[str, Any]:
-    """Mean over repositories and the paired difference with `base`, overall and per
-    category."""
+def summarize(
+    per_query: dict[str, dict[str, Any]], base: dict[str, Any], key: str = "vs_first_256"
+) -> dict[str, Any]:
+    """Mean over repositories and the paired difference with `base` (under `key`), overall
+    and per category."""
     summary = {}
     for category in (None, *CATEGORIES):
         ids = [q for q, s in per_query.items() if category is None or s["category"] == category]
@@ -242,7 +244,7 @@ def summarize(per_query: dict[str, dict[str, Any]], base: dict[str, Any]) -> dic
         )
         summary[category or "all"] = {
             "file_ndcg": round(100 * float(mean), 1),
-            "vs_first_256": [round(x, 1) for x in difference],
+            key: [round(x, 1) for x in difference],
         }
     return summary
 
