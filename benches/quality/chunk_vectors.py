@@ -31,8 +31,8 @@ import numpy as np
 
 from benches.quality import metrics
 from benches.quality.dataset import RESULTS_DIR, data_dir
-from benches.quality.repos import DEPTH, Repo, load_repos, score, unpack
-from benches.quality.vector_text import hybrid_ranker, summarize
+from benches.quality.repos import DEPTH, Repo, load_repos, unpack
+from benches.quality.vector_text import hybrid_ranker, rank_both, summarize
 
 CACHE = data_dir() / "chunk-vectors"
 DEFAULT_MODEL = ("independent", "late", "combined")
@@ -148,15 +148,9 @@ def run(
         rank = hybrid_ranker(index)
         for query in repo.queries:
             for variant, scores in query_scores(query.text, variants, matrices).items():
-                order = np.argsort(-scores)[:depth]
-                alone = [spans[i] for i in order[:DEPTH]]
-                hits = [(ids[i], float(scores[i])) for i in order]
-                for mode, results in (("semantic", alone), ("hybrid", rank(query.text, hits))):
-                    out[mode][variant][query.id] = {
-                        "repo": repo.name,
-                        "category": query.category,
-                        "file_ndcg": score(query, results).file_ndcg,
-                    }
+                found = rank_both(query, repo.name, scores, (ids, spans), rank, depth)
+                for mode, record in found.items():
+                    out[mode][variant][query.id] = record
         index.close()
         print(f"{repo.name:24} {len(ids)} chunks", file=sys.stderr, flush=True)
     return out

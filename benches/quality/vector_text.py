@@ -154,6 +154,27 @@ def hybrid_ranker(index: Any) -> Callable[[str, list[tuple[str, float]]], list[A
     return rank
 
 
+def rank_both(
+    query: Any,
+    repo: str,
+    scores: np.ndarray,
+    chunks: tuple[Sequence[str], Sequence[metrics.Hit]],
+    rank: Callable[[str, list[tuple[str, float]]], list[Any]],
+    depth: int,
+) -> dict[str, dict[str, Any]]:
+    """A query's record per mode: the semantic arm alone ranked by `scores` (one per chunk of
+    `chunks`, its ids and spans), and those hits through the hybrid pipeline (`rank`)."""
+    ids, spans = chunks
+    order = np.argsort(-scores)[:depth]
+    alone = [spans[i] for i in order[:DEPTH]]
+    hits = [(ids[i], float(scores[i])) for i in order]
+    return {
+        mode: {"repo": repo, "category": query.category,
+               "file_ndcg": score(query, results).file_ndcg}
+        for mode, results in (("semantic", alone), ("hybrid", rank(query.text, hits)))
+    }
+
+
 def run(
     repos: Sequence[Repo], index_cache: Path
 ) -> tuple[dict[str, dict[str, dict[str, Any]]], dict[str, int]]:
@@ -178,15 +199,9 @@ def run(
         for query in repo.queries:
             query_vector = embedder.embed_queries([query.text])[0]
             for variant, scores in vectors.scores(query_vector).items():
-                order = np.argsort(-scores)[:depth]
-                alone = [vectors.spans[i] for i in order[:DEPTH]]
-                hits = [(vectors.ids[i], float(scores[i])) for i in order]
-                for mode, results in (("semantic", alone), ("hybrid", rank(query.text, hits))):
-                    out[mode][variant][query.id] = {
-                        "repo": repo.name,
-                        "category": query.category,
-                        "file_ndcg": score(query, results).file_ndcg,
-                    }
+                chunks = (vectors.ids, vectors.spans)
+                for mode, record in rank_both(query, repo.name, scores, chunks, rank, depth).items():
+                    out[mode][variant][query.id] = record
         index.close()
         counts["chunks"] += len(vectors.ids)
         counts["later_windows"] += len(vectors.rest)

@@ -35,7 +35,14 @@ import numpy as np
 
 from tools.static_model.corpus import _COMMENT, CHUNKS, SEED, doc_sentences
 from tools.static_model.fetch import WORK
-from tools.static_model.fit import PACKAGE_MODEL, batch_counts, quantize, tokenize, unit
+from tools.static_model.fit import (
+    PACKAGE_MODEL,
+    SparseAdam,
+    batch_counts,
+    quantize,
+    tokenize,
+    unit,
+)
 
 PAIRS = WORK / "pairs.jsonl"
 HOLDOUT = 0.02
@@ -159,10 +166,8 @@ def contrast(start: np.ndarray, ids: np.ndarray, offsets: np.ndarray, count: int
     `count + i`, plus `distill` times the mean cosine distance of each text's vector to its
     vector under `start`."""
     rng = np.random.default_rng(SEED)
-    table = start.copy()
-    first, second = np.zeros_like(table), np.zeros_like(table)
-    step = np.zeros(len(table), np.int64)
-    beta1, beta2 = 0.9, 0.999
+    adam = SparseAdam(start.copy())
+    table = adam.table
     total = epochs * max(1, len(train) // batch)
     done = 0
     for epoch in range(epochs):
@@ -188,14 +193,7 @@ def contrast(start: np.ndarray, ids: np.ndarray, offsets: np.ndarray, count: int
                 grad_units -= distill * unit(counts @ start[distinct]) / (2 * size)
             grad_sums = (grad_units - np.sum(grad_units * units, axis=1, keepdims=True) * units)
             grad_sums /= norms
-            grad = counts.T @ grad_sums
-            lr = rate * (1.0 - 0.9 * done / total)
-            step[distinct] += 1
-            t = step[distinct][:, None].astype(np.float32)
-            first[distinct] = beta1 * first[distinct] + (1 - beta1) * grad
-            second[distinct] = beta2 * second[distinct] + (1 - beta2) * grad * grad
-            corrected = first[distinct] / (1 - beta1**t)
-            table[distinct] -= lr * corrected / (np.sqrt(second[distinct] / (1 - beta2**t)) + 1e-8)
+            adam.step(distinct, counts.T @ grad_sums, rate * (1.0 - 0.9 * done / total))
             done += 1
         mrr = held_out_mrr(table, ids, offsets, held, count)
         print(f"epoch {epoch + 1}/{epochs}: train loss {np.mean(losses):.4f}, held-out MRR"

@@ -155,6 +155,28 @@ def mean_cosine(table: np.ndarray, ids, offsets, rows, targets) -> float:
     return float(np.mean(np.sum(embed(table, ids, offsets, rows) * targets[rows], axis=1)))
 
 
+class SparseAdam:
+    """Adam over the rows of `table` a batch touches; each row counts its own steps."""
+
+    def __init__(self, table: np.ndarray, beta1: float = 0.9, beta2: float = 0.999) -> None:
+        self.table = table
+        self.beta1, self.beta2 = beta1, beta2
+        self.first = np.zeros_like(table)
+        self.second = np.zeros_like(table)
+        self.steps = np.zeros(len(table), np.int64)
+
+    def step(self, rows: np.ndarray, grad: np.ndarray, rate: float) -> None:
+        """Move `rows` (distinct) of the table against `grad` (one row each)."""
+        beta1, beta2 = self.beta1, self.beta2
+        self.steps[rows] += 1
+        t = self.steps[rows][:, None].astype(np.float32)
+        self.first[rows] = beta1 * self.first[rows] + (1 - beta1) * grad
+        self.second[rows] = beta2 * self.second[rows] + (1 - beta2) * grad * grad
+        corrected = self.first[rows] / (1 - beta1**t)
+        scale = np.sqrt(self.second[rows] / (1 - beta2**t)) + 1e-8
+        self.table[rows] -= rate * corrected / scale
+
+
 def fit(
     start: np.ndarray,
     ids: np.ndarray,
@@ -172,11 +194,8 @@ def fit(
     """Minibatch Adam (rows of the batch's tokens only) on 1 - cos(sum of token vectors, target)
     + pull * |E - start|^2 over those rows."""
     rng = np.random.default_rng(seed)
-    table = start.copy()
-    first = np.zeros_like(table)
-    second = np.zeros_like(table)
-    step = np.zeros(len(table), np.int64)
-    beta1, beta2 = 0.9, 0.999
+    adam = SparseAdam(start.copy())
+    table = adam.table
     steps_per_epoch = (len(train) + batch - 1) // batch
     total = epochs * steps_per_epoch
     done = 0
@@ -196,14 +215,7 @@ def fit(
             grad_sums = -(goal - cosine * unit_sums) / norms / len(rows)
             grad = counts.T @ grad_sums + 2.0 * pull * (table[distinct] - start[distinct])
             # Linear decay to a tenth of the rate over the whole fit.
-            lr = rate * (1.0 - 0.9 * done / total)
-            step[distinct] += 1
-            t = step[distinct][:, None].astype(np.float32)
-            first[distinct] = beta1 * first[distinct] + (1 - beta1) * grad
-            second[distinct] = beta2 * second[distinct] + (1 - beta2) * grad * grad
-            corrected = first[distinct] / (1 - beta1**t)
-            scale = np.sqrt(second[distinct] / (1 - beta2**t)) + 1e-8
-            table[distinct] -= lr * corrected / scale
+            adam.step(distinct, grad, rate * (1.0 - 0.9 * done / total))
             done += 1
         held_cos = mean_cosine(table, ids, offsets, held, targets)
         print(f"epoch {epoch + 1}/{epochs}: train loss {np.mean(losses):.4f}, held-out cosine"
