@@ -281,8 +281,10 @@ impl<'s, 't> Chunker<'s, 't> {
             let (mut role, inner, wrappers) = self.resolve(child, parent, frame);
             if matches!(role, Role::Header) {
                 // The header ends where the first member starts: a header part after one
-                // (a parse error among the header's parts) would be in no chunk.
-                if items.is_empty() {
+                // (a parse error among the header's parts) would be in no chunk. So would
+                // one inside a transparent node (a parse error), which is itself a member.
+                let in_transparent = all_children && !at_top;
+                if items.is_empty() && !in_transparent {
                     continue;
                 }
                 role = Role::Code;

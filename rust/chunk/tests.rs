@@ -1234,6 +1234,35 @@ fn a_blanked_macro_after_a_declaration_without_its_semicolon_stays_in_the_class(
 }
 
 #[test]
+fn a_header_part_inside_a_parse_error_among_the_members_stays_in_the_class() {
+    // Found by fuzzing: garbage after a record's name parses as an ERROR member holding a
+    // keyword name; the name read as a header part, but the header ends where that member
+    // starts, so the word was in no chunk.
+    for source in [
+        "(defrecord Task ]qz [id title]\n  Describable\n  (describe [this] id))\n",
+        "(defrecord Task [id title] ]qz\n  Describable\n  (describe [this] id))\n",
+    ] {
+        let file = chunk_source(
+            "task.clj",
+            Language::Clojure,
+            source,
+            &ChunkOptions::default(),
+        );
+        let class = file
+            .chunks
+            .iter()
+            .find(|c| c.kind == "class")
+            .expect("record chunked");
+        assert_eq!(class.symbol, "Task");
+        assert!(class.code.contains("qz"), "{}", class.code);
+        assert!(class.code.contains("[id title]"), "{}", class.code);
+        if let Err(error) = super::fuzz::covered(&file, source, 3500) {
+            panic!("{error:?}\n{}", render(&file));
+        }
+    }
+}
+
+#[test]
 fn a_class_assigned_to_module_exports_is_a_class() {
     let source = "module.exports = class Application extends Emitter {\n\
                   \x20 constructor () {\n\
