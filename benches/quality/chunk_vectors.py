@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import hashlib
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -51,6 +52,16 @@ def _cached(path: Path, compute: Callable[[], np.ndarray]) -> np.ndarray:
     return matrix
 
 
+def cache_path(repo: str, variant: str, model_id: str, texts: Sequence[str]) -> Path:
+    """Where a variant's vectors of `texts` are kept: named by the model and the texts, so a
+    chunker or model change computes them again."""
+    digest = hashlib.blake2b(model_id.encode(), digest_size=8)
+    for text in texts:
+        digest.update(text.encode("utf-8", "surrogatepass") + b"\0")
+    name = variant.replace(":", "-").replace("/", "-")
+    return CACHE / f"{repo}.{name}.{digest.hexdigest()}.npy"
+
+
 def repo_vectors(
     repo: Repo, embedders: dict[str, Any]
 ) -> tuple[list[str], list[metrics.Hit], dict[str, np.ndarray]]:
@@ -75,10 +86,8 @@ def repo_vectors(
             compute = lambda e=embedder: _late_vectors(e, chunks, root)  # noqa: E731
         else:
             compute = lambda e=embedder: e.embed_documents(texts)  # noqa: E731
-        name = variant.replace(":", "-").replace("/", "-")
-        matrices[variant] = _cached(CACHE / f"{repo.name}.{name}.npy", compute)
-        if len(matrices[variant]) != len(chunks):
-            raise SystemExit(f"{repo.name}: stale {variant} vectors; clear {CACHE}")
+        path = cache_path(repo.name, variant, embedder.model_id, texts)
+        matrices[variant] = _cached(path, compute)
     if "combined" in embedders:
         matrices["combined"] = combine(matrices["independent"], matrices["late"])
     ids = [chunk.id for chunk in chunks]
@@ -92,18 +101,16 @@ def load_variants(fast_weights: Sequence[Path]) -> dict[str, Any]:
     from sharc.static_embedding import StaticEmbedder, load_static_embedder
     from tokenizers import Tokenizer
 
+    from tools.static_model.contrast import load_table
+
     default = load_embedder()
     variants: dict[str, Any] = dict.fromkeys(DEFAULT_MODEL, default)
     variants["fast"] = load_static_embedder()
     shipped: StaticEmbedder = variants["fast"]
     for directory in fast_weights:
-        with np.load(directory / "static-minilm.npz") as weights:
-            table = weights["vectors"].astype(np.float32) * weights["scales"].astype(
-                np.float32
-            )[:, None]
         tokenizer = Tokenizer.from_str(shipped._pieces.to_str())
         tuned = StaticEmbedder(
-            table, tokenizer, model_id=f"tuned-{directory.name}", max_length=shipped.max_length
+            load_table(directory), tokenizer, model_id=f"tuned-{directory.name}", max_length=shipped.max_length
         )
         variants[f"fast:{directory.name}"] = tuned
     variants[ENSEMBLE] = None  # scored from the two models' own scores

@@ -39,6 +39,7 @@ from tools.static_model.fit import (
     PACKAGE_MODEL,
     SparseAdam,
     batch_counts,
+    embed,
     quantize,
     tokenize,
     unit,
@@ -133,6 +134,7 @@ def build_pairs() -> None:
 
 
 def load_table(directory: Path) -> np.ndarray:
+    """The float token vectors of the `static-minilm.npz` in `directory`."""
     with np.load(directory / "static-minilm.npz") as weights:
         return weights["vectors"].astype(np.float32) * weights["scales"].astype(np.float32)[:, None]
 
@@ -140,8 +142,6 @@ def load_table(directory: Path) -> np.ndarray:
 def held_out_mrr(table: np.ndarray, ids: np.ndarray, offsets: np.ndarray, held: np.ndarray,
                  count: int) -> float:
     """MRR of each held-out query's answer among all held-out answers."""
-    from tools.static_model.fit import embed
-
     queries = embed(table, ids, offsets, held)
     answers = embed(table, ids, offsets, held + count)
     scores = queries @ answers.T
