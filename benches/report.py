@@ -261,8 +261,8 @@ def _chunk_vectors_lines(results: Path) -> list[str]:
 
     tuned = next((v for v in modes["hybrid"] if v.startswith("fast:")), None)
     lines = [
-        "Which vectors the semantic arm searches (dev only; `python -m"
-        f" benches.quality.chunk_vectors`, `git` {found['git']['commit'][:7]}; hybrid file"
+        f"Which vectors the semantic arm searches (dev only; `{found['command']}`,"
+        f" `git` {found['git']['commit'][:7]}; hybrid file"
         " NDCG@10 against each chunk encoded alone, sharc's default):"
         f" late chunking (each chunk pooled out of an encoding of its whole file)"
         f" {cell('hybrid', 'late')}, the average of both {cell('hybrid', 'combined')}, the fast"
