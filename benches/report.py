@@ -594,6 +594,7 @@ def render(results: Path = RESULTS) -> str:
             labels = (("usearch_vectors", "vectors in usearch"),
                       ("manifest_vector_journal", "the manifest's vector journal"),
                       ("keyword", "the keyword index"),
+                      ("manifest_references", "the code graph's references"),
                       ("manifest_rest", "code and metadata in the manifest"))
             shares = ", ".join(
                 f"{label} {parts[key] / 1e6:.2f} MB ({parts[key] / source:.2f}×)"

@@ -224,12 +224,63 @@ def test_references_from_another_extractor_are_read_again(
 ) -> None:
     with sqlite3.connect(tmp_path / "index" / "manifest.sqlite") as connection:
         connection.execute("UPDATE meta SET value = 'older' WHERE key = 'references'")
-        connection.execute("DELETE FROM refs WHERE path = 'pkg/store.py'")
+        connection.execute(
+            "DELETE FROM refs WHERE chunk_key IN"
+            " (SELECT key FROM chunks WHERE path = 'pkg/store.py')"
+        )
     # Stale references still answer until the next update reads every file again.
     assert index.callers("normalize") == []
     report = index.update(embed=False)
     assert report.chunks_added == 0
     assert len(index.callers("normalize")) == 1
+
+
+def _orphan_references(manifest_path: Path) -> int:
+    with sqlite3.connect(manifest_path) as connection:
+        return connection.execute(
+            "SELECT count(*) FROM refs WHERE chunk_key NOT IN (SELECT key FROM chunks)"
+        ).fetchone()[0]
+
+
+def test_edits_and_deletions_leave_no_reference_without_its_chunk(
+    repo: Path, index: sharc.Index, tmp_path: Path
+) -> None:
+    manifest = tmp_path / "index" / "manifest.sqlite"
+    assert "pkg/store.py:13" in {e.location for e in index.callers("Store.load")}
+    # The edit changes the text (so the key) of `Store.load` and drops `helper`.
+    store = textwrap.dedent(FILES["pkg/store.py"])
+    edited = store.replace("normalize(self.fetch(key))", "normalize(self.fetch(key)) or key")
+    (repo / "pkg/store.py").write_text(edited.split("def helper")[0])
+    index.update(embed=False)
+    assert _orphan_references(manifest) == 0
+    assert [e.location for e in index.callers("normalize")] == ["pkg/store.py:6"]
+    assert "pkg/store.py:13" not in {e.location for e in index.callers("Store.load")}
+    (repo / "pkg/store.py").unlink()
+    index.update(embed=False)
+    assert _orphan_references(manifest) == 0
+    assert index.callers("normalize") == []
+
+
+def test_an_index_with_path_keyed_references_is_read_again_into_the_keyed_table(
+    repo: Path, index: sharc.Index, tmp_path: Path
+) -> None:
+    manifest = tmp_path / "index" / "manifest.sqlite"
+    with sqlite3.connect(manifest) as connection:  # the table as sharc wrote it before keys
+        connection.execute("DROP TABLE refs")
+        connection.execute(
+            "CREATE TABLE refs (path TEXT NOT NULL, chunk_id TEXT NOT NULL, name TEXT NOT NULL,"
+            " kind TEXT NOT NULL, line INTEGER NOT NULL, qualifier TEXT NOT NULL)"
+        )
+        connection.execute(
+            "INSERT INTO refs VALUES ('pkg/store.py', 'pkg/store.py::Store.load', 'normalize',"
+            " 'call', 6, '')"
+        )
+    reader = sharc.Index.open(repo, index_dir=tmp_path / "index")
+    with pytest.raises(sharc.GraphNotBuiltError, match="run `sharc index`"):
+        reader.callers("normalize")
+    reader.update(embed=False)  # the writer drops the old table; every file is read again
+    assert [e.location for e in reader.callers("normalize")] == ["pkg/store.py:6"]
+    assert _orphan_references(manifest) == 0
 
 
 def test_chunks_cross_to_ray_workers_with_their_references() -> None:

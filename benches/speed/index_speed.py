@@ -191,14 +191,15 @@ def incremental_with_model(index, root: Path, embedder) -> dict:  # type: ignore
 
 def index_parts(index_dir: Path) -> dict[str, int]:
     """Bytes on disk per part of an index: the usearch file, the tantivy directory, and the
-    manifest split into its vector journal (table and key index; empty once usearch is saved)
-    and the rest (code, metadata)."""
+    manifest split into its vector journal (table and key index; empty once usearch is saved),
+    the code graph's references (table and indexes) and the rest (code, metadata)."""
     import sqlite3
 
     manifest = index_dir / "manifest.sqlite"
     with contextlib.closing(sqlite3.connect(f"file:{manifest}?mode=ro", uri=True)) as db:
         pages = dict(db.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name").fetchall())
     journal = pages.get("vectors", 0) + pages.get("sqlite_autoindex_vectors_1", 0)
+    references = sum(size for name, size in pages.items() if name.startswith("refs"))
     manifest_bytes = sum(
         _disk_bytes(index_dir / name) for name in ("manifest.sqlite", "manifest.sqlite-wal")
     )
@@ -206,7 +207,8 @@ def index_parts(index_dir: Path) -> dict[str, int]:
         "usearch_vectors": _disk_bytes(index_dir / "vectors.usearch"),
         "keyword": _disk_bytes(index_dir / "keyword"),
         "manifest_vector_journal": journal,
-        "manifest_rest": manifest_bytes - journal,
+        "manifest_references": references,
+        "manifest_rest": manifest_bytes - journal - references,
     }
 
 

@@ -76,17 +76,17 @@ CREATE INDEX IF NOT EXISTS chunks_path ON chunks (path);
 CREATE INDEX IF NOT EXISTS chunks_vector_key ON chunks (vector_key);
 CREATE TABLE IF NOT EXISTS vectors (vector_key TEXT PRIMARY KEY, vector BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS vector_tombstones (key INTEGER PRIMARY KEY);
+-- A reference names its chunk by the chunk's key (its path and id are the chunk's): a fifth
+-- of the bytes of spelling both out in every row and in two indexes.
 CREATE TABLE IF NOT EXISTS refs (
-    path TEXT NOT NULL,
-    chunk_id TEXT NOT NULL,
+    chunk_key INTEGER NOT NULL,
     name TEXT NOT NULL,
     kind TEXT NOT NULL,
     line INTEGER NOT NULL,
     qualifier TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS refs_name ON refs (name);
-CREATE INDEX IF NOT EXISTS refs_path ON refs (path);
-CREATE INDEX IF NOT EXISTS refs_chunk ON refs (chunk_id);
+CREATE INDEX IF NOT EXISTS refs_chunk ON refs (chunk_key);
 CREATE INDEX IF NOT EXISTS chunks_symbol ON chunks (symbol);
 """
 #: The `references` meta value of a manifest whose `refs` table holds every file's references,
@@ -222,6 +222,7 @@ class Manifest:
                 # do cost.
                 if connection.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone() is None:
                     connection.execute("PRAGMA auto_vacuum=INCREMENTAL")
+                self._drop_path_keyed_references(connection)
                 connection.executescript(_SCHEMA)
                 self._add_policy_columns(connection)
                 version = self.get_meta("format_version")
@@ -273,6 +274,17 @@ class Manifest:
             if "keyword_only" not in columns:
                 connection.execute(f"ALTER TABLE {table} ADD COLUMN keyword_only TEXT")
         connection.commit()
+
+    @staticmethod
+    def _drop_path_keyed_references(connection: sqlite3.Connection) -> None:
+        """Drop the `refs` table of a manifest that spelled out each reference's path and
+        chunk id, and forget that its references are complete: the next update reads every
+        file again (nothing is embedded again) and fills the keyed table."""
+        columns = {row[1] for row in connection.execute("PRAGMA table_info(refs)")}
+        if "path" in columns:
+            connection.execute("DROP TABLE refs")
+            connection.execute("DELETE FROM meta WHERE key = 'references'")
+            connection.commit()
 
     def _has_policy_columns(self) -> bool:
         columns = {row[1] for row in self._connection().execute("PRAGMA table_info(chunks)")}
@@ -420,20 +432,24 @@ class Manifest:
                 "SELECT id, key, vector_key FROM chunks WHERE path = ?", (path,)
             )
         ]
+        connection.execute(_DELETE_REFS_OF_PATH, (path,))
         connection.execute("DELETE FROM chunks WHERE path = ?", (path,))
         connection.execute("DELETE FROM files WHERE path = ?", (path,))
-        connection.execute("DELETE FROM refs WHERE path = ?", (path,))
         return removed
 
     # -- the code graph --------------------------------------------------------------------
 
     def has_references(self) -> bool:
         """Whether the `refs` table holds every file's references (perhaps read by an older
-        extractor: the next update reads them again)."""
+        extractor: the next update reads them again). A manifest whose table predates chunk
+        keys has none until a writer opens it and the next update fills the new table."""
         try:
-            return self.get_meta("references") is not None
+            if self.get_meta("references") is None:
+                return False
+            columns = {row[1] for row in self._connection().execute("PRAGMA table_info(refs)")}
         except sqlite3.DatabaseError:
             return False
+        return "chunk_key" in columns
 
     def references_current(self) -> bool:
         """Whether every file's references were read by this extractor (`REFERENCES_VERSION`)."""
@@ -450,30 +466,30 @@ class Manifest:
         self.set_meta("chunker", CHUNKER_VERSION)
 
     def put_references(self, path: str, rows: Iterable[ReferenceRow]) -> None:
-        """Replace the references of `path` with `rows`."""
+        """Replace the references of `path` with `rows`, after its chunks are stored: a row
+        names its chunk by id, and one whose chunk is not stored is left out."""
         connection = self._connection()
-        connection.execute("DELETE FROM refs WHERE path = ?", (path,))
+        connection.execute(_DELETE_REFS_OF_PATH, (path,))
         connection.executemany(
-            "INSERT INTO refs (path, chunk_id, name, kind, line, qualifier)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            rows,
+            "INSERT INTO refs (chunk_key, name, kind, line, qualifier)"
+            " SELECT key, ?, ?, ?, ? FROM chunks WHERE id = ?",
+            [(row.name, row.kind, row.line, row.qualifier, row.chunk_id) for row in rows],
         )
 
     def references_named(self, name: str, kinds: Sequence[str] = ()) -> list[ReferenceRow]:
         """Every reference to `name`, by path and line."""
-        return self._references_where("name", [name], kinds)
+        return self._references_where("r.name", [name], kinds)
 
     def references_of_chunks(
         self, chunk_ids: Sequence[str], *, parts: bool = False
     ) -> list[ReferenceRow]:
         """Every reference made by the chunks `chunk_ids` (and, with `parts`, by the later
         parts of those that were split: `id#part2`, ...)."""
-        found = self._references_where("chunk_id", chunk_ids, ())
+        found = self._references_where("c.id", chunk_ids, ())
         if parts:
             for chunk_id in dict.fromkeys(chunk_ids):
                 rows = self._connection().execute(
-                    "SELECT path, chunk_id, name, kind, line, qualifier FROM refs"
-                    " WHERE chunk_id >= ? AND chunk_id < ?",
+                    f"{_SELECT_REFS} WHERE c.id >= ? AND c.id < ?",
                     (f"{chunk_id}#part", f"{chunk_id}#paru"),
                 )
                 found.extend(ReferenceRow(*row) for row in rows)
@@ -484,17 +500,16 @@ class Manifest:
         self, paths: Sequence[str], kinds: Sequence[str] = ()
     ) -> list[ReferenceRow]:
         """Every reference made in the files `paths` (of `kinds`, if given)."""
-        return self._references_where("path", paths, kinds)
+        return self._references_where("c.path", paths, kinds)
 
     def _references_where(
         self, column: str, values: Sequence[str], kinds: Sequence[str]
     ) -> list[ReferenceRow]:
         found: list[ReferenceRow] = []
-        kind_clause = f" AND kind IN ({', '.join('?' * len(kinds))})" if kinds else ""
+        kind_clause = f" AND r.kind IN ({', '.join('?' * len(kinds))})" if kinds else ""
         for batch in _batches(list(dict.fromkeys(values))):
             rows = self._connection().execute(
-                "SELECT path, chunk_id, name, kind, line, qualifier FROM refs"
-                f" WHERE {column} IN ({', '.join('?' * len(batch))}){kind_clause}",
+                f"{_SELECT_REFS} WHERE {column} IN ({', '.join('?' * len(batch))}){kind_clause}",
                 (*batch, *kinds),
             )
             found.extend(ReferenceRow(*row) for row in rows)
@@ -510,9 +525,8 @@ class Manifest:
         for name_batch in _batches(list(dict.fromkeys(names)), 400):
             for path_batch in _batches(list(dict.fromkeys(paths)), 400):
                 rows = connection.execute(
-                    "SELECT path, chunk_id, name, kind, line, qualifier FROM refs"
-                    f" WHERE name IN ({', '.join('?' * len(name_batch))})"
-                    f" AND path IN ({', '.join('?' * len(path_batch))})",
+                    f"{_SELECT_REFS} WHERE r.name IN ({', '.join('?' * len(name_batch))})"
+                    f" AND c.path IN ({', '.join('?' * len(path_batch))})",
                     (*name_batch, *path_batch),
                 )
                 found.extend(ReferenceRow(*row) for row in rows)
@@ -582,7 +596,13 @@ class Manifest:
         """Store chunks; `keyword_only` maps the ids of those left without a vector to the
         policy rule that says so."""
         rules = keyword_only or {}
-        self._connection().executemany(
+        connection = self._connection()
+        # A chunk stored again under a new key leaves its references behind otherwise.
+        connection.executemany(
+            "DELETE FROM refs WHERE chunk_key = (SELECT key FROM chunks WHERE id = ? AND key != ?)",
+            [(r.id, r.key) for r in records],
+        )
+        connection.executemany(
             f"INSERT OR REPLACE INTO chunks ({_CHUNK_COLUMNS}, keyword_only)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
@@ -602,7 +622,13 @@ class Manifest:
         return dict(rows.fetchall())
 
     def delete_chunks(self, ids: Iterable[str]) -> None:
-        self._connection().executemany("DELETE FROM chunks WHERE id = ?", [(i,) for i in ids])
+        """Forget chunks and the references they make."""
+        pairs = [(i,) for i in ids]
+        connection = self._connection()
+        connection.executemany(
+            "DELETE FROM refs WHERE chunk_key = (SELECT key FROM chunks WHERE id = ?)", pairs
+        )
+        connection.executemany("DELETE FROM chunks WHERE id = ?", pairs)
 
     def chunks_by_id(self, ids: Sequence[str]) -> dict[str, ChunkRecord]:
         return {r.id: r for r in self._chunks_where("id", ids)}
@@ -856,6 +882,14 @@ def _unpack_int8(blob: bytes) -> np.ndarray:
 
     scale = np.frombuffer(blob[:4], dtype=np.float32)[0]
     return np.frombuffer(blob[4:], dtype=np.int8).astype(np.float32) * scale
+
+
+#: Every reference with its chunk's path and id (`ReferenceRow`'s columns), to be filtered.
+_SELECT_REFS = (
+    "SELECT c.path, c.id, r.name, r.kind, r.line, r.qualifier"
+    " FROM refs AS r JOIN chunks AS c ON c.key = r.chunk_key"
+)
+_DELETE_REFS_OF_PATH = "DELETE FROM refs WHERE chunk_key IN (SELECT key FROM chunks WHERE path = ?)"
 
 
 def _batches(values: Sequence[T], size: int = 500) -> Iterator[Sequence[T]]:
