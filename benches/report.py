@@ -386,6 +386,28 @@ def _monorepo_rows(results: Path) -> list[str]:
     ]
 
 
+def _index_size_lines(results: Path) -> list[str]:
+    """Index size by part on benchmark repositories, against the code graph's references as
+    they were stored before they were keyed by chunk."""
+    run = _load("speed_index_size.json", results)
+    if not run:
+        return []
+    cells = ", ".join(
+        f"{name} {r['index_bytes'] / 1e6:.1f} MB for {r['source_bytes'] / 1e6:.1f} MB of source"
+        f" (references {r['parts_bytes']['manifest_references'] / 1e6:.1f} MB,"
+        f" {r['references_vs_path_keyed']:.2f}× their old layout's"
+        f" {r['references_path_keyed_bytes'] / 1e6:.1f} MB)"
+        for name, r in run["repos"].items()
+    )
+    ratios = [r["index_vs_index_with_path_keyed_references"] for r in run["repos"].values()]
+    return [
+        "",
+        f"Keyword-only index size on benchmark repositories (`{run['command']}`): {cells}."
+        f" Whole index against the same with the old reference layout:"
+        f" {min(ratios):.2f}× to {max(ratios):.2f}×.",
+    ]
+
+
 def _monorepo_note(results: Path) -> list[str]:
     run = _load("speed_monorepo.json", results)
     if not run:
@@ -602,7 +624,7 @@ def render(results: Path = RESULTS) -> str:
                 if key in parts
             )
             lines += ["", f"Index size by part, {cold['repository']}: {shares}."]
-    lines += _monorepo_note(results) + _fuzz_lines(results)
+    lines += _index_size_lines(results) + _monorepo_note(results) + _fuzz_lines(results)
     if not lines:
         lines.append("No benchmark results yet: run `make bench`.")
     return "\n".join(lines).rstrip() + "\n"
