@@ -469,11 +469,15 @@ class Manifest:
         """Replace the references of `path` with `rows`, after its chunks are stored: a row
         names its chunk by id, and one whose chunk is not stored is left out."""
         connection = self._connection()
-        connection.execute(_DELETE_REFS_OF_PATH, (path,))
+        keys = dict(connection.execute("SELECT id, key FROM chunks WHERE path = ?", (path,)))
+        connection.executemany("DELETE FROM refs WHERE chunk_key = ?", [(k,) for k in keys.values()])
         connection.executemany(
-            "INSERT INTO refs (chunk_key, name, kind, line, qualifier)"
-            " SELECT key, ?, ?, ?, ? FROM chunks WHERE id = ?",
-            [(row.name, row.kind, row.line, row.qualifier, row.chunk_id) for row in rows],
+            "INSERT INTO refs (chunk_key, name, kind, line, qualifier) VALUES (?, ?, ?, ?, ?)",
+            [
+                (keys[row.chunk_id], row.name, row.kind, row.line, row.qualifier)
+                for row in rows
+                if row.chunk_id in keys
+            ],
         )
 
     def references_named(self, name: str, kinds: Sequence[str] = ()) -> list[ReferenceRow]:
@@ -598,10 +602,16 @@ class Manifest:
         rules = keyword_only or {}
         connection = self._connection()
         # A chunk stored again under a new key leaves its references behind otherwise.
-        connection.executemany(
-            "DELETE FROM refs WHERE chunk_key = (SELECT key FROM chunks WHERE id = ? AND key != ?)",
-            [(r.id, r.key) for r in records],
-        )
+        new_keys = {r.id: r.key for r in records}
+        stale = [
+            (key,)
+            for batch in _batches(list(new_keys))
+            for chunk_id, key in connection.execute(
+                f"SELECT id, key FROM chunks WHERE id IN ({', '.join('?' * len(batch))})", batch
+            )
+            if new_keys[chunk_id] != key
+        ]
+        connection.executemany("DELETE FROM refs WHERE chunk_key = ?", stale)
         connection.executemany(
             f"INSERT OR REPLACE INTO chunks ({_CHUNK_COLUMNS}, keyword_only)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
