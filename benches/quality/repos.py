@@ -45,7 +45,7 @@ from benches.quality import metrics
 from benches.quality.dataset import QUERIES_DIR, RESULTS_DIR, Target, data_dir, eval_dir
 
 REPO_QUERIES = QUERIES_DIR / "repos"
-CATEGORIES = ("symbol", "semantic", "architecture")
+CATEGORIES = ("symbol", "semantic", "architecture", "topic")
 MODES = ("hybrid", "keyword", "semantic", "hybrid-previous")
 #: The ranking defaults before this benchmark existed: `hybrid-previous` searches with them.
 PREVIOUS_RANKING = {
@@ -133,7 +133,7 @@ def check(repos: Sequence[Repo]) -> list[str]:
     for repo in repos:
         root = unpack(repo)
         counts = {c: sum(q.category == c for q in repo.queries) for c in CATEGORIES}
-        if min(counts.values()) < 3 or len(repo.queries) < 10:
+        if min(counts.values()) < 3 or counts["topic"] < 4 or len(repo.queries) < 10:
             problems.append(f"{repo.name}: too few queries per category: {counts}")
         for query in repo.queries:
             if query.category not in CATEGORIES:
