@@ -41,6 +41,7 @@ from sharc.ranking.boosts import (
     definition_tier,
 )
 from sharc.ranking.coherence import apply_coherence
+from sharc.ranking.files import file_scores, rank_files
 from sharc.ranking.graph import (
     GraphFacts,
     apply_neighbours,
@@ -51,7 +52,7 @@ from sharc.ranking.graph import (
 )
 from sharc.ranking.learned import FEATURES, LinearWeights, features
 from sharc.ranking.penalties import apply_penalties, penalty_bound, penalty_factor
-from sharc.ranking.visibility import DefinitionFacts
+from sharc.ranking.visibility import DefinitionFacts, declared_stub
 
 
 @dataclass(frozen=True)
@@ -847,6 +848,11 @@ def _many_candidates() -> tuple[dict[str, Candidate], list[tuple[str, float]]]:
     return records, hits
 
 
+#: Bounded reading is for rankings where each candidate's score is its own: ranked as files,
+#: a file's score needs all its candidates, and every candidate is read.
+CHUNKWISE = RankingSettings(files_first=False)
+
+
 def test_bounded_reading_gives_the_same_top_and_reads_less() -> None:
     records, keyword_hits = _many_candidates()
     semantic_hits = [(chunk_id, score / 300) for chunk_id, score in reversed(keyword_hits)]
@@ -860,12 +866,12 @@ def test_bounded_reading_gives_the_same_top_and_reads_less() -> None:
         read_ids.clear()
 
         hits = {KEYWORD: keyword_hits[:100], SEMANTIC: semantic_hits[:100]}
-        whole = rank_hits(query, hits, read)
+        whole = rank_hits(query, hits, read, settings=CHUNKWISE)
         read_all = sum(read_ids)
         read_ids.clear()
         for limit in (30, 10, 1):
             read_ids.clear()
-            bounded = rank_hits(query, hits, read, limit=limit)
+            bounded = rank_hits(query, hits, read, limit=limit, settings=CHUNKWISE)
             assert bounded.candidates[:limit] == whole.candidates[:limit], (query, limit)
         if not QueryIntent.of(query).single_name:  # a name's definitions may lie anywhere
             assert sum(read_ids) < read_all  # the top one needs less than everything
@@ -888,11 +894,13 @@ def test_a_name_whose_definitions_are_looked_up_reads_less_for_the_same_top() ->
     # candidate deep in both arms, helper_299 by the keyword arm's last, the semantic arm's
     # first.
     for query in ("parse_config", "helper_299", "helper_42", "nothing_defines_this"):
-        whole = rank_hits(query, hits, read)
+        whole = rank_hits(query, hits, read, settings=CHUNKWISE)
         read_all = len(read_ids)
         for limit in (10, 1):
             read_ids.clear()
-            looked_up = rank_hits(query, hits, read, limit=limit, defines=defines)
+            looked_up = rank_hits(
+                query, hits, read, limit=limit, defines=defines, settings=CHUNKWISE
+            )
             assert looked_up.candidates[:limit] == whole.candidates[:limit], (query, limit)
             assert len(read_ids) < read_all
         if query == "helper_42":  # fused far down, it defines the name: it comes first
@@ -1025,3 +1033,88 @@ def test_rank_asks_the_graph_for_the_seeds_links_only_when_the_stage_is_on() -> 
     asked.clear()
     rank_hits("serve_static", hits, read, settings=settings, graph=graph)
     assert asked == []  # a lone identifier
+
+
+# Files first
+
+
+def test_a_file_is_scored_by_its_best_chunk_and_a_share_of_the_next() -> None:
+    scored = [
+        (Candidate("a1", "src/router.js", "route"), 0.8),
+        (Candidate("a2", "src/router.js", "match"), 0.7),
+        (Candidate("a3", "src/router.js", "mount"), 0.6),
+        (Candidate("a4", "src/router.js", "use"), 0.5),
+        (Candidate("b1", "src/util.js", "routeName"), 0.9),
+    ]
+    settings = RankingSettings(file_share=0.3, file_chunks=2)
+    assert file_scores(scored, 0.3, 2) == pytest.approx({"src/router.js": 1.19, "src/util.js": 0.9})
+    ranked = sorted(rank_files(scored, settings), key=lambda pair: -pair[1])
+    # The module that holds the topic comes before the helper whose one function matches best.
+    assert [c.id for c, _ in ranked][:2] == ["a1", "b1"]
+    assert rank_files(scored, RankingSettings(files_first=False)) == scored
+
+
+def test_a_second_chunk_of_a_file_comes_only_where_nothing_else_is_as_strong() -> None:
+    records = {
+        "a1": Candidate("a1", "src/app.py", "create_app"),
+        "a2": Candidate("a2", "src/app.py", "run_app"),
+        "b1": Candidate("b1", "src/config.py", "load"),
+        "c1": Candidate("c1", "src/cli.py", "main"),
+    }
+    hits = {KEYWORD: [("a1", 1.0), ("a2", 0.95), ("b1", 0.9), ("c1", 0.2)]}
+    read = lambda ids: {i: records[i] for i in ids}  # noqa: E731
+    order = [c.id for c, _ in rank_hits("app setup", hits, read, max_per_file=None).candidates]
+    assert order[:3] == ["a1", "a2", "b1"]  # a2 beats b1 on its own
+    hits = {KEYWORD: [("a1", 1.0), ("b1", 0.9), ("a2", 0.5), ("c1", 0.45)]}
+    order = [c.id for c, _ in rank_hits("app setup", hits, read, max_per_file=None).candidates]
+    assert order == ["a1", "b1", "a2", "c1"]
+
+
+# The primary definition of a name defined more than once
+
+
+def _primary(query: str, scored: list[tuple[Candidate, float]],
+             facts: dict[str, DefinitionFacts] | None = None) -> list[str]:
+    records = {c.id: c for c, _ in scored}
+    hits = {KEYWORD: [(c.id, score) for c, score in scored]}
+    defines = lambda ids, names: {  # noqa: E731
+        i: (facts or {}).get(i, DefinitionFacts()) for i in ids if records[i].symbol in names
+    }
+    result = rank_hits(query, hits, lambda ids: {i: records[i] for i in ids}, limit=len(scored),
+                       max_per_file=None, defines=defines)
+    return [c.id for c, _ in result.candidates]
+
+
+def test_a_partial_class_is_found_in_the_file_named_after_it() -> None:
+    scored = [
+        (Candidate("settings", "src/Store.Settings.cs", "Store", fqn="Shop.Store", kind="class"), 0.9),
+        (Candidate("cache", "src/Store.Cache.cs", "Store", fqn="Shop.Store", kind="class"), 0.8),
+        (Candidate("main", "src/Store.cs", "Store", fqn="Shop.Store", kind="class"), 0.3),
+    ]
+    assert _primary("Store", scored)[0] == "main"
+
+
+def test_the_shortest_qualified_name_and_a_body_come_first() -> None:
+    scored = [
+        (Candidate("deep", "lib/http/auth/basic/client.rb", "Client",
+                   fqn="Http.Auth.Basic.Client", kind="class"), 0.9),
+        (Candidate("top", "lib/http/client.rb", "Client", fqn="Http.Client", kind="class"), 0.5),
+    ]
+    assert _primary("Client", scored) == ["top", "deep"]
+    # A one-line reopening in another file named like it, or a forward declaration, follows
+    # the definition with a body.
+    scored = [
+        (Candidate("reopened", "lib/engine.rb", "Engine", fqn="Engine", kind="class"), 0.9),
+        (Candidate("body", "lib/core/engine.rb", "Engine", fqn="Engine", kind="class"), 0.4),
+    ]
+    stub = {"reopened": DefinitionFacts(stub=True)}
+    assert _primary("Engine", scored, stub) == ["body", "reopened"]
+
+
+def test_a_stub_is_a_forward_declaration_prototype_or_reopening() -> None:
+    assert declared_stub("parser", "struct parser;\n")
+    assert declared_stub("jv_parse", "/* Parses. */\njv jv_parse(const char *s);\n")
+    assert declared_stub("Engine", "class Engine\n  include Plugins\nend\n")
+    assert not declared_stub("Engine", "class Engine\n  def a; end\n  def b; end\n  def c; end\nend\n")
+    assert not declared_stub("parse", "int parse(char *s) {\n  if (!s)\n    return 0;\n  return s[0];\n}\n")
+    assert not declared_stub("missing", "def other():\n    pass\n")

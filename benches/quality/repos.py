@@ -1,7 +1,11 @@
 """The repository benchmark: hand-written questions over 38 real repositories in 19 languages.
 
-Queries live in `benches/queries/repos/<repo>.json` (12 per repository: 4 symbol, 4 semantic,
-4 architecture), written by reading the code before any result was seen. `SPLIT.json` holds
+Queries live in `benches/queries/repos/<repo>.json`, written by reading the code before any
+result was seen: per repository 4 symbol, 4 semantic and 4 architecture questions, then at
+least 4 topic questions (a whole area of the code in words, "how are plugins loaded"; targets:
+the one to three files a maintainer opens first) and, where the repository has one, a symbol
+question for a name defined more than once (`"duplicate": true`; target: the primary
+definition). `SPLIT.json` holds
 the dev/test split, fixed before any tuning: tune on dev, report test separately.
 
 The repositories are the pinned snapshots in `../shared/eval/repos/` (unpacked once to
@@ -65,6 +69,8 @@ class RepoQuery:
     category: str
     text: str
     targets: tuple[Target, ...]
+    #: A symbol query for a name defined more than once; its target is the primary definition.
+    duplicate: bool = False
 
 
 @dataclass(frozen=True)
@@ -98,6 +104,7 @@ def load_repos(split: str = "all", names: Sequence[str] = ()) -> list[Repo]:
                     Target(t["path"], t.get("start_line"), t.get("end_line"))
                     for t in raw["targets"]
                 ),
+                duplicate=bool(raw.get("duplicate", False)),
             )
             for raw in payload["queries"]
         )
@@ -301,6 +308,10 @@ def summarize(runs: Sequence[RepoRun], mode: str) -> dict[str, Any]:
 
     definition = [s.definition_at_1 for run in runs for s in run.scores[mode].values()
                   if s.definition_at_1 is not None]
+    duplicates = {q.id for run in runs for q in run.repo.queries if q.duplicate}
+    definition_duplicate = [s.definition_at_1 for run in runs
+                            for qid, s in run.scores[mode].items()
+                            if qid in duplicates and s.definition_at_1 is not None]
     languages = sorted({run.repo.language for run in runs})
     return {
         "repositories": len(runs),
@@ -313,6 +324,7 @@ def summarize(runs: Sequence[RepoRun], mode: str) -> dict[str, Any]:
         },
         "repos": {run.repo.name: repo_means([run], None)["file_ndcg"] for run in runs},
         "definition_at_1": _mean(definition),
+        "definition_at_1_duplicate": _mean(definition_duplicate),
         "search_ms": round(sum(r.search_ms[mode] for r in runs) / len(runs), 2),
     }
 
@@ -406,7 +418,8 @@ def print_summary(result: dict[str, Any]) -> None:
             print(f"{split:4} {mode:8} NDCG@10 {overall['file_ndcg']:5.1f} R@10"
                   f" {overall['file_recall']:5.1f} MRR {overall['file_mrr']:5.1f} chunk"
                   f" {overall['chunk_ndcg']:5.1f} | {cats} | def@1"
-                  f" {summary['definition_at_1']:5.1f}")
+                  f" {summary['definition_at_1']:5.1f} (names defined more than once"
+                  f" {summary['definition_at_1_duplicate']:5.1f})")
         for name, per_category in entry["hybrid_vs_arms"].items():
             print(f"{split:4} {name}: " + "  ".join(
                 f"{c} {m:+.1f} [{lo:+.1f}, {hi:+.1f}]" for c, (m, lo, hi) in per_category.items()

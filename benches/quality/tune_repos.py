@@ -57,6 +57,7 @@ def evaluate(opened: list[tuple[Repo, Any]], settings: Any, mode: str = "hybrid"
     """Per query file NDCG@10 and the means over repositories, overall and per category."""
     per_query: dict[str, float] = {}
     definitions: list[float] = []
+    duplicates: list[float] = []
     per_repo: dict[str, dict[str, list[float]]] = {}
     for repo, index in opened:
         index.ranking_settings = settings
@@ -67,6 +68,8 @@ def evaluate(opened: list[tuple[Repo, Any]], settings: Any, mode: str = "hybrid"
             per_query[query.id] = value
             if scored.definition_at_1 is not None:
                 definitions.append(scored.definition_at_1)
+                if query.duplicate:
+                    duplicates.append(scored.definition_at_1)
             bucket = per_repo.setdefault(repo.name, {})
             bucket.setdefault("all", []).append(value)
             bucket.setdefault(query.category, []).append(value)
@@ -79,6 +82,7 @@ def evaluate(opened: list[tuple[Repo, Any]], settings: Any, mode: str = "hybrid"
         "all": over_repos("all"),
         **{c: over_repos(c) for c in CATEGORIES},
         "definition_at_1": 100.0 * sum(definitions) / max(1, len(definitions)),
+        "definition_at_1_duplicate": 100.0 * sum(duplicates) / max(1, len(duplicates)),
         "per_query": per_query,
     }
 
@@ -90,27 +94,39 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("variants", nargs="*", help="field=value,... per variant")
     parser.add_argument("--index-cache", type=Path, default=data_dir() / "index-cache" / "repos")
     parser.add_argument("--arms", action="store_true", help="also score keyword and semantic")
+    parser.add_argument("--base", default="", help="field=value,... the variants are against")
+    parser.add_argument("--repos", default="", help="comma-separated dev repositories")
     args = parser.parse_args(argv)
-    opened = open_indexes(load_repos("dev"), args.index_cache)
-    base = evaluate(opened, DEFAULT_SETTINGS)
+    names = [n for n in args.repos.split(",") if n]
+    opened = open_indexes(load_repos("dev", names), args.index_cache)
+    defaults = parse_variant(args.base, DEFAULT_SETTINGS)
+    base = evaluate(opened, defaults)
 
     def line(name: str, result: dict[str, Any]) -> str:
         cats = " ".join(f"{c[:4]} {result[c]:5.1f}" for c in CATEGORIES)
         return (f"{name:60} all {result['all']:5.1f} | {cats} | def@1"
-                f" {result['definition_at_1']:5.1f}")
+                f" {result['definition_at_1']:5.1f} (dup {result['definition_at_1_duplicate']:5.1f})")
 
-    print(line("defaults", base), flush=True)
+    print(line(args.base or "defaults", base), flush=True)
     if args.arms:
         for mode in ("keyword", "semantic"):
-            print(line(f"[{mode} only]", evaluate(opened, DEFAULT_SETTINGS, mode)), flush=True)
+            print(line(f"[{mode} only]", evaluate(opened, defaults, mode)), flush=True)
     ids = sorted(base["per_query"])
+    categories: dict[str, set[str]] = {c: set() for c in CATEGORIES}
+    for repo, _ in opened:
+        for query in repo.queries:
+            categories[query.category].add(query.id)
     for text in args.variants:
-        result = evaluate(opened, parse_variant(text, DEFAULT_SETTINGS))
+        result = evaluate(opened, parse_variant(text, defaults))
         mean, low, high = metrics.paired_bootstrap(
             [result["per_query"][i] for i in ids], [base["per_query"][i] for i in ids]
         )
-        print(line(text, result) + f" | vs defaults {mean:+.1f} [{low:+.1f}, {high:+.1f}]",
-              flush=True)
+        topic = [i for i in ids if i in categories["topic"]]
+        t_mean, t_low, t_high = metrics.paired_bootstrap(
+            [result["per_query"][i] for i in topic], [base["per_query"][i] for i in topic]
+        )
+        print(line(text, result) + f" | vs base {mean:+.1f} [{low:+.1f}, {high:+.1f}]"
+              f" topic {t_mean:+.1f} [{t_low:+.1f}, {t_high:+.1f}]", flush=True)
     return 0
 
 

@@ -93,7 +93,9 @@ def definition_match(chunk: RankedChunk, intent: QueryIntent) -> DefinitionMatch
         return NO_DEFINITION
     fqn = "." + _referable(chunk.fqn, getattr(chunk, "language", ""))
     kind = getattr(chunk, "kind", "")
-    stem = posixpath.basename(chunk.path).split(".", 1)[0]
+    # The whole name but its extension: `Store.Settings.cs` holds a part of `Store`, and
+    # `Store.cs` the definition.
+    stem = posixpath.basename(chunk.path).rsplit(".", 1)[0]
     return DefinitionMatch(
         exact=exact,
         case_insensitive=not exact,

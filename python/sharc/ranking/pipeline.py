@@ -13,6 +13,7 @@ from typing import Generic
 
 from sharc.ranking.boosts import apply_boosts, boost_bound
 from sharc.ranking.coherence import apply_coherence
+from sharc.ranking.files import rank_files
 from sharc.ranking.fusion import KEYWORD, SEMANTIC, fuse
 from sharc.ranking.graph import (
     GraphFacts,
@@ -124,6 +125,7 @@ def rank_hits(
     whole = (
         limit is None
         or settings.coherence_lift > 0
+        or settings.files_first
         or settings.combination == "learned"
         or neighbours
         or (lifts_definitions and defines is None)
@@ -136,6 +138,7 @@ def rank_hits(
         None if whole else (limit or 1, max_per_file or len(fused) or 1),
         first=definitions.keys(),
         demoted=demoted_definitions(definitions, intent),
+        facts=definitions,
     )
     if neighbours and graph is not None:
         seeds = seed_files(candidates, settings.neighbour_seeds)
@@ -202,6 +205,7 @@ def _score_blocks(
     *,
     first: Collection[str] = (),
     demoted: Mapping[str, int] | None = None,
+    facts: Mapping[str, DefinitionFacts] | None = None,
 ) -> list[Scored[C]]:
     """Boosts, coherence, penalties and definitions first over the candidates of `fused`,
     read best first.
@@ -215,10 +219,15 @@ def _score_blocks(
     only ones `definitions_first` may lift) are read before the others, so that bound holds
     for every unread candidate; those in `demoted` follow the others of their tier."""
     bound = boost_bound(intent, settings) * penalty_bound(settings)
+    # Read whole, the candidates are ranked as files before definitions come first: both
+    # look across blocks.
+    blockwise = top is not None
     candidates: list[Scored[C]] = []
     if first:
         defining = [pair for pair in fused if pair[0] in first]
-        candidates += _score_block(defining, read, intent, settings, accepts, demoted)
+        candidates += _score_block(
+            defining, read, intent, settings, accepts, (demoted, facts), blockwise
+        )
         fused = [pair for pair in fused if pair[0] not in first]
     block = max(1, len(fused)) if top is None else READ_BLOCK
     for start in range(0, len(fused), block):
@@ -227,9 +236,13 @@ def _score_blocks(
             if threshold is not None and fused[start][1] * bound < threshold:
                 break
         candidates += _score_block(
-            fused[start : start + block], read, intent, settings, accepts, demoted
+            fused[start : start + block], read, intent, settings, accepts, (demoted, facts),
+            blockwise,
         )
-    return candidates
+    if blockwise:
+        return candidates
+    candidates = rank_files(candidates, settings)
+    return definitions_first(candidates, intent, settings, demoted=demoted, facts=facts)
 
 
 def _score_block(
@@ -238,9 +251,11 @@ def _score_block(
     intent: QueryIntent,
     settings: RankingSettings,
     accepts: Callable[[C], bool] | None,
-    demoted: Mapping[str, int] | None,
+    declared: tuple[Mapping[str, int] | None, Mapping[str, DefinitionFacts] | None],
+    shaped: bool,
 ) -> list[Scored[C]]:
-    """The stages up to shaping over one block of fused candidates, their records read."""
+    """The stages up to shaping over one block of fused candidates, their records read;
+    `shaped`: definitions first too (the stage that looks across files comes after)."""
     records = read([chunk_id for chunk_id, _ in block])
     fresh = [
         (records[chunk_id], score)
@@ -250,7 +265,10 @@ def _score_block(
     fresh = apply_boosts(fresh, intent, settings)
     fresh = apply_coherence(fresh, settings)
     fresh = apply_penalties(fresh, intent, settings)
-    return definitions_first(fresh, intent, settings, demoted=demoted)
+    if not shaped:
+        return fresh
+    demoted, facts = declared
+    return definitions_first(fresh, intent, settings, demoted=demoted, facts=facts)
 
 
 def _kept_score(candidates: Sequence[Scored[C]], limit: int, max_per_file: int) -> float | None:

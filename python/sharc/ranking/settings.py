@@ -87,6 +87,15 @@ class RankingSettings:
     #: How many of a file's other chunks count as its evidence.
     coherence_chunks: int = 4
 
+    # -- files first (`sharc.ranking.files`) ------------------------------------------------
+    #: Rank files by the evidence of all their candidates: a file's best chunk scores its own
+    #: score plus `file_share` of its next `file_chunks` candidates' scores; a file's other
+    #: chunks are multiplied by `repeat_factor`. False turns the stage off.
+    files_first: bool = True
+    file_share: float = 0.3
+    file_chunks: int = 2
+    repeat_factor: float = 1.0
+
     # -- graph neighbours (`sharc.ranking.graph`): questions in words only -----------------
     #: Every candidate of a file linked by a reference (either way) to one of the
     #: `neighbour_seeds` files of the strongest candidates rises by up to this fraction, times
@@ -142,7 +151,7 @@ class RankingSettings:
             raise ValueError(f"keyword shares must lie in 0-1, got {shares}")
         lifts = (
             self.name_words_lift, self.path_words_lift, self.coherence_lift,
-            self.neighbour_lift,
+            self.neighbour_lift, self.file_share,
         )
         if min(lifts) < 0.0:
             raise ValueError(f"lifts must not be negative, got {lifts}")
@@ -158,7 +167,9 @@ class RankingSettings:
             name: 0.0
             for name in ("name_words_lift", "path_words_lift", "coherence_lift", "neighbour_lift")
         }
-        return dataclasses.replace(self, **neutral, **lifts, definitions_first=False)
+        return dataclasses.replace(
+            self, **neutral, **lifts, definitions_first=False, files_first=False
+        )
 
 
 DEFAULT_SETTINGS = RankingSettings()

@@ -6,10 +6,16 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from sharc.ranking.boosts import boost_bound, definition_match, definition_tier
+from sharc.ranking.boosts import (
+    DefinitionMatch,
+    boost_bound,
+    definition_match,
+    definition_tier,
+)
+from sharc.ranking.files import file_bound
 from sharc.ranking.penalties import path_penalty, penalty_bound
 from sharc.ranking.query import QueryIntent
-from sharc.ranking.records import TIER_CONFIG, TIER_DOCS, C, Scored
+from sharc.ranking.records import TIER_CONFIG, TIER_DOCS, C, RankedChunk, Scored
 from sharc.ranking.settings import RankingSettings
 from sharc.ranking.visibility import DefinitionFacts
 
@@ -18,7 +24,8 @@ T = TypeVar("T")
 
 def score_ceiling(intent: QueryIntent, settings: RankingSettings) -> float:
     """Above any score the earlier stages can give a chunk (fused scores are at most 1)."""
-    return boost_bound(intent, settings) * penalty_bound(settings) * (1.0 + settings.coherence_lift)
+    lifts = (1.0 + settings.coherence_lift) * file_bound(settings)
+    return boost_bound(intent, settings) * penalty_bound(settings) * lifts
 
 
 def definitions_first(
@@ -27,33 +34,63 @@ def definitions_first(
     settings: RankingSettings,
     *,
     demoted: Mapping[str, int] | None = None,
+    facts: Mapping[str, DefinitionFacts] | None = None,
 ) -> list[Scored[C]]:
-    """A query that is one name: each chunk that defines it rises by its `definition_tier`
-    times `score_ceiling`, so definitions come first, the surest first, and the score orders
-    each tier; within a tier, a definition `demoted` by some steps (1 to `DEMOTION_STEPS`)
-    comes after those demoted by fewer (`demoted_definitions`). A section of docs or config named like it is no definition, and
-    definitions in tests, examples, generated or vendored files stay where their score puts
-    them, unless the query asks for that kind of file."""
+    """A query that is one name: the chunks that define it come first, the primary definition
+    first (`primary_key`), and the score orders definitions that rank alike. A section of docs
+    or config named like it is no definition, and definitions in tests, examples, generated or
+    vendored files stay where their score puts them, unless the query asks for that kind of
+    file. `demoted` and `facts` say what the declarations say (`demoted_definitions`,
+    `sharc.ranking.visibility.DefinitionFacts`)."""
     if not (settings.definitions_first and intent.single_name):
         return list(candidates)
-    step = score_ceiling(intent, settings)
-    tiered = []
-    for chunk, score in candidates:
-        tier = definition_tier(definition_match(chunk, intent))
-        if tier and (
+    keys: dict[int, tuple[int, ...]] = {}
+    for position, (chunk, _) in enumerate(candidates):
+        match = definition_match(chunk, intent)
+        if not definition_tier(match) or (
             chunk.tier in (TIER_DOCS, TIER_CONFIG)
             or path_penalty(chunk.path, intent, settings) < 1.0
         ):
-            tier = 0
-        if tier:
-            demotion = (demoted or {}).get(getattr(chunk, "id", None), 0)
-            tier = (DEMOTION_STEPS + 1) * tier - min(DEMOTION_STEPS, demotion)
-        tiered.append((chunk, score + tier * step))
-    return tiered
+            continue
+        chunk_id = getattr(chunk, "id", None)
+        keys[position] = primary_key(
+            chunk, match, (demoted or {}).get(chunk_id, 0), (facts or {}).get(chunk_id)
+        )
+    # Each distinct key is one level above the scores below it: the score orders a level.
+    levels = {key: level for level, key in enumerate(sorted(set(keys.values())), 1)}
+    step = score_ceiling(intent, settings)
+    return [
+        (chunk, score + levels[keys[position]] * step) if position in keys else (chunk, score)
+        for position, (chunk, score) in enumerate(candidates)
+    ]
 
 
 #: How many places a definition can fall behind the others of its tier.
 DEMOTION_STEPS = 3
+
+
+def primary_key(
+    chunk: RankedChunk, match: DefinitionMatch, demotion: int, facts: DefinitionFacts | None
+) -> tuple[int, ...]:
+    """How surely a definition of the queried name is the one meant, larger first, each
+    quality above all the ones after it: the tier of its match (`definition_tier`), not
+    declared private or deprecated (`demoted_definitions`), in the file named after it
+    (`Store.cs` for a partial class `Store` spread over `Store.Settings.cs`), with a body
+    (not a forward declaration, prototype or one-line reopening), the shortest qualified name
+    (`Http::Client` before `Http::Auth::Basic::Client`)."""
+    stub = facts is not None and facts.stub
+    depth = min(NESTING_LEVELS, chunk.fqn.count(".")) if chunk.fqn else 0
+    return (
+        definition_tier(match),
+        DEMOTION_STEPS - min(DEMOTION_STEPS, demotion),
+        int(match.definition_file),
+        int(not stub),
+        NESTING_LEVELS - depth,
+    )
+
+
+#: Qualified names deeper than this many levels rank alike.
+NESTING_LEVELS = 4
 
 
 def demoted_definitions(

@@ -50,6 +50,9 @@ class DefinitionFacts(NamedTuple):
     restricted: bool = False
     #: Marked deprecated above or on its declaration (`declared_deprecated`).
     deprecated: bool = False
+    #: No body to speak of: a forward declaration, a prototype, or a type reopened for a line
+    #: or two elsewhere (`declared_stub`).
+    stub: bool = False
 
 
 def definition_finder(
@@ -65,6 +68,7 @@ def definition_finder(
                 class_level=class_level(language, symbol, header, code),
                 restricted=declared_restricted(language, symbol, code),
                 deprecated=declared_deprecated(symbol, code),
+                stub=declared_stub(symbol, code),
             )
             for chunk_id, language, symbol, header, code in source.definitions_among(
                 chunk_ids, names
@@ -128,6 +132,27 @@ def declared_deprecated(symbol: str, code: str) -> bool:
     if line is None:
         return False
     return _DEPRECATED.search("\n".join(code.splitlines()[: line + 1])) is not None
+
+
+#: Lines of code (not comments, not blank) a definition with a body has more of: `class
+#: Engine; include Plugins; end` reopens a class, `struct parser;` declares one forward.
+STUB_LINES = 3
+
+
+def declared_stub(symbol: str, code: str) -> bool:
+    """Whether the definition of `symbol` in `code` has no body to speak of: from its
+    declaring line on, at most `STUB_LINES` lines of code, or one line ending in `;` (a
+    forward declaration or prototype)."""
+    line = _declaring_line(symbol, code)
+    if line is None:
+        return False
+    lines = [
+        text.strip() for text in code.splitlines()[line:]
+        if text.strip() and not text.lstrip().startswith(_COMMENT_STARTS)
+    ]
+    if len(lines) == 1 and lines[0].endswith(";") and "{" not in lines[0]:
+        return True
+    return len(lines) <= STUB_LINES
 
 
 def _words_before(symbol: str, code: str) -> list[str] | None:

@@ -1,0 +1,55 @@
+"""Stage 6: files first. A user asks for the file that matters, and a file is better judged by
+the evidence of all its candidates than by its best fragment: the big module that holds most
+of a topic's logic scores several good chunks, the small helper one.
+
+Each file scores its best chunk plus `file_share` of the next `file_chunks` ones; its best
+chunk carries that score, so the files are ranked by it. A file's later chunks keep their
+own score times `repeat_factor`: a second chunk of a file comes only where nothing else is
+as strong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sharc.ranking.records import C, Scored
+from sharc.ranking.settings import RankingSettings
+
+
+def file_scores(candidates: Sequence[Scored[C]], share: float, chunks: int) -> dict[str, float]:
+    """Per file: its best candidate's score plus `share` of the sum of its next `chunks`."""
+    by_file: dict[str, list[float]] = {}
+    for chunk, score in candidates:
+        by_file.setdefault(chunk.path, []).append(score)
+    scores = {}
+    for path, found in by_file.items():
+        found.sort(reverse=True)
+        scores[path] = found[0] + share * sum(max(0.0, s) for s in found[1 : chunks + 1])
+    return scores
+
+
+def rank_files(candidates: Sequence[Scored[C]], settings: RankingSettings) -> list[Scored[C]]:
+    """The best chunk of each file scored as its file (`file_scores`), the file's other
+    chunks at their own score times `repeat_factor`; the order of `candidates` is kept."""
+    if not settings.files_first:
+        return list(candidates)
+    totals = file_scores(candidates, settings.file_share, settings.file_chunks)
+    best: dict[str, int] = {}
+    for position, (chunk, score) in enumerate(candidates):
+        current = best.get(chunk.path)
+        if current is None or score > candidates[current][1]:
+            best[chunk.path] = position
+    ranked = []
+    for position, (chunk, score) in enumerate(candidates):
+        if best[chunk.path] == position:
+            ranked.append((chunk, totals[chunk.path]))
+        else:
+            ranked.append((chunk, score * settings.repeat_factor))
+    return ranked
+
+
+def file_bound(settings: RankingSettings) -> float:
+    """The largest factor `rank_files` can give a file's best chunk (scores at most 1 each)."""
+    if not settings.files_first:
+        return 1.0
+    return 1.0 + settings.file_share * settings.file_chunks
