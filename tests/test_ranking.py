@@ -1055,19 +1055,18 @@ def test_a_file_is_scored_by_its_best_chunk_and_a_share_of_the_next() -> None:
 
 
 def test_a_second_chunk_of_a_file_comes_only_where_nothing_else_is_as_strong() -> None:
-    records = {
-        "a1": Candidate("a1", "src/app.py", "create_app"),
-        "a2": Candidate("a2", "src/app.py", "run_app"),
-        "b1": Candidate("b1", "src/config.py", "load"),
-        "c1": Candidate("c1", "src/cli.py", "main"),
-    }
-    hits = {KEYWORD: [("a1", 1.0), ("a2", 0.95), ("b1", 0.9), ("c1", 0.2)]}
-    read = lambda ids: {i: records[i] for i in ids}  # noqa: E731
-    order = [c.id for c, _ in rank_hits("app setup", hits, read, max_per_file=None).candidates]
-    assert order[:3] == ["a1", "a2", "b1"]  # a2 beats b1 on its own
-    hits = {KEYWORD: [("a1", 1.0), ("b1", 0.9), ("a2", 0.5), ("c1", 0.45)]}
-    order = [c.id for c, _ in rank_hits("app setup", hits, read, max_per_file=None).candidates]
-    assert order == ["a1", "b1", "a2", "c1"]
+    a1, a2 = Candidate("a1", "src/app.py", "create_app"), Candidate("a2", "src/app.py", "run_app")
+    b1, c1 = Candidate("b1", "src/config.py", "load"), Candidate("c1", "src/cli.py", "main")
+    settings = RankingSettings(repeat_factor=0.5)
+
+    def order(scored: list[tuple[Candidate, float]]) -> list[str]:
+        ranked = sorted(rank_files(scored, settings), key=lambda pair: -pair[1])
+        return [c.id for c, _ in ranked]
+
+    # a2 is more than twice as strong as b1: it comes second.
+    assert order([(a1, 1.0), (a2, 0.95), (b1, 0.4), (c1, 0.2)]) == ["a1", "a2", "b1", "c1"]
+    # Not so here: every other file's best comes first.
+    assert order([(a1, 1.0), (b1, 0.9), (a2, 0.5), (c1, 0.45)]) == ["a1", "b1", "c1", "a2"]
 
 
 # The primary definition of a name defined more than once
@@ -1118,3 +1117,17 @@ def test_a_stub_is_a_forward_declaration_prototype_or_reopening() -> None:
     assert not declared_stub("Engine", "class Engine\n  def a; end\n  def b; end\n  def c; end\nend\n")
     assert not declared_stub("parse", "int parse(char *s) {\n  if (!s)\n    return 0;\n  return s[0];\n}\n")
     assert not declared_stub("missing", "def other():\n    pass\n")
+
+
+def test_a_module_the_chunker_split_is_found_by_its_qualified_name() -> None:
+    # The lines of a long module between its methods come as parts with no symbol.
+    scored = [
+        (Candidate("method", "lib/sidekiq/job.rb", "logger", fqn="Sidekiq.Job.logger"), 0.9),
+        (Candidate("user", "lib/sidekiq/job_logger.rb", "JobLogger", fqn="Sidekiq.JobLogger",
+                   kind="class"), 0.8),
+        (Candidate("part", "lib/sidekiq/job.rb", "", fqn="Sidekiq.Job", kind="module",
+                   start_line=160, end_line=163), 0.2),
+        (Candidate("code", "lib/sidekiq/job.rb", "", fqn="", kind="module"), 0.1),
+    ]
+    assert _primary("Sidekiq::Job", scored)[0] == "part"
+    assert _primary("Job", scored)[0] == "part"

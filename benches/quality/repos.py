@@ -169,6 +169,9 @@ class Score:
     file_recall: float
     chunk_ndcg: float
     definition_at_1: float | None  # symbol queries only
+    #: File NDCG@10 over the first 10 results as returned: a later chunk of a file already
+    #: shown gains nothing and takes a place (what a reader of the top 10 sees).
+    shown_ndcg: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -177,6 +180,7 @@ class Score:
             "file_recall": round(self.file_recall, 4),
             "chunk_ndcg": round(self.chunk_ndcg, 4),
             "definition_at_1": self.definition_at_1,
+            "shown_ndcg": round(self.shown_ndcg, 4),
         }
 
 
@@ -210,7 +214,15 @@ def score(query: RepoQuery, results: Sequence[metrics.Located]) -> Score:
         definition = float(bool(results) and any(
             defines(results[0], t) for t in query.targets if t.start_line
         ))
-    return Score(rank, file_ndcg, sum(gains) / min(10, len(wanted)), chunk.ndcg_at_10, definition)
+    shown: set[str] = set()
+    shown_gains = []
+    for result in list(results)[:10]:
+        path = metrics.normalize_path(result.path)
+        shown_gains.append(1 if path in wanted and path not in shown else 0)
+        shown.add(path)
+    shown_ndcg = sum(g / math.log2(i + 2) for i, g in enumerate(shown_gains)) / ideal
+    return Score(rank, file_ndcg, sum(gains) / min(10, len(wanted)), chunk.ndcg_at_10, definition,
+                 shown_ndcg)
 
 
 # -- running -----------------------------------------------------------------------------------
@@ -288,7 +300,7 @@ def _metric(score: Score, name: str) -> float:
     return float(getattr(score, name))
 
 
-METRIC_NAMES = ("file_ndcg", "file_recall", "file_mrr", "chunk_ndcg")
+METRIC_NAMES = ("file_ndcg", "file_recall", "file_mrr", "chunk_ndcg", "shown_ndcg")
 
 
 def summarize(runs: Sequence[RepoRun], mode: str) -> dict[str, Any]:
@@ -417,7 +429,7 @@ def print_summary(result: dict[str, Any]) -> None:
                             for c in CATEGORIES)
             print(f"{split:4} {mode:8} NDCG@10 {overall['file_ndcg']:5.1f} R@10"
                   f" {overall['file_recall']:5.1f} MRR {overall['file_mrr']:5.1f} chunk"
-                  f" {overall['chunk_ndcg']:5.1f} | {cats} | def@1"
+                  f" {overall['chunk_ndcg']:5.1f} shown {overall['shown_ndcg']:5.1f} | {cats} | def@1"
                   f" {summary['definition_at_1']:5.1f} (names defined more than once"
                   f" {summary['definition_at_1_duplicate']:5.1f})")
         for name, per_category in entry["hybrid_vs_arms"].items():

@@ -53,6 +53,10 @@ def open_indexes(repos: list[Repo], index_cache: Path) -> list[tuple[Repo, Any]]
     return opened
 
 
+#: Tune on `shown_ndcg` (the top 10 as returned) instead of distinct files (`--shown`).
+SHOWN = False
+
+
 def evaluate(opened: list[tuple[Repo, Any]], settings: Any, mode: str = "hybrid") -> dict[str, Any]:
     """Per query file NDCG@10 and the means over repositories, overall and per category."""
     per_query: dict[str, float] = {}
@@ -64,7 +68,7 @@ def evaluate(opened: list[tuple[Repo, Any]], settings: Any, mode: str = "hybrid"
         for query in repo.queries:
             results = list(index.search(query.text, limit=DEPTH, mode=mode))
             scored = score(query, results)
-            value = scored.file_ndcg
+            value = scored.shown_ndcg if SHOWN else scored.file_ndcg
             per_query[query.id] = value
             if scored.definition_at_1 is not None:
                 definitions.append(scored.definition_at_1)
@@ -96,7 +100,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--arms", action="store_true", help="also score keyword and semantic")
     parser.add_argument("--base", default="", help="field=value,... the variants are against")
     parser.add_argument("--repos", default="", help="comma-separated dev repositories")
+    parser.add_argument("--shown", action="store_true",
+                        help="score the top 10 as returned (a file's later chunks gain nothing)")
     args = parser.parse_args(argv)
+    global SHOWN
+    SHOWN = args.shown
     names = [n for n in args.repos.split(",") if n]
     opened = open_indexes(load_repos("dev", names), args.index_cache)
     defaults = parse_variant(args.base, DEFAULT_SETTINGS)

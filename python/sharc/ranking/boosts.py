@@ -86,10 +86,11 @@ NO_DEFINITION = DefinitionMatch()
 
 def definition_match(chunk: RankedChunk, intent: QueryIntent) -> DefinitionMatch:
     """Whether and how `chunk` defines an identifier the query names."""
-    if not intent.identifiers or not chunk.symbol:
+    symbol = defined_name(chunk) if intent.identifiers else ""
+    if not symbol:
         return NO_DEFINITION
-    exact = chunk.symbol in intent.identifiers
-    if not exact and chunk.symbol.lower() not in {name.lower() for name in intent.identifiers}:
+    exact = symbol in intent.identifiers
+    if not exact and symbol.lower() not in {name.lower() for name in intent.identifiers}:
         return NO_DEFINITION
     fqn = "." + _referable(chunk.fqn, getattr(chunk, "language", ""))
     kind = getattr(chunk, "kind", "")
@@ -101,9 +102,25 @@ def definition_match(chunk: RankedChunk, intent: QueryIntent) -> DefinitionMatch
         case_insensitive=not exact,
         qualified=any(fqn.endswith("." + ".".join(segments)) for segments in intent.qualified),
         extending=kind in EXTENDING_KINDS,
-        type_definition=kind in TYPE_KINDS and chunk.symbol[:1].isupper(),
-        definition_file=_squashed(stem) == _squashed(chunk.symbol),
+        type_definition=kind in TYPE_KINDS and symbol[:1].isupper(),
+        definition_file=_squashed(stem) == _squashed(symbol),
     )
+
+
+#: Kinds whose long bodies the chunker cuts into parts: the lines of a module or class
+#: between its members come as chunks of that kind with no symbol of their own.
+PART_KINDS = frozenset({"module", "class", "namespace", "object"})
+
+
+def defined_name(chunk: RankedChunk) -> str:
+    """The name a chunk defines: its symbol or, for a part of a module or class that the
+    chunker split (no symbol, its container's kind), the last segment of its qualified name:
+    a 360-line `Sidekiq::Job` is found by its name in the parts between its methods."""
+    if chunk.symbol:
+        return chunk.symbol
+    if getattr(chunk, "kind", "") in PART_KINDS and chunk.fqn:
+        return chunk.fqn.rsplit(".", 1)[-1]
+    return ""
 
 
 def definition_tier(match: DefinitionMatch) -> int:

@@ -77,20 +77,25 @@ def primary_key(
     declared private or deprecated (`demoted_definitions`), in the file named after it
     (`Store.cs` for a partial class `Store` spread over `Store.Settings.cs`), with a body
     (not a forward declaration, prototype or one-line reopening), the shortest qualified name
-    (`Http::Client` before `Http::Auth::Basic::Client`)."""
+    (`Http::Client` before `Http::Auth::Basic::Client`), the larger body by powers of two
+    (a copy kept for an older platform, or a theme's override, is smaller)."""
     stub = facts is not None and facts.stub
     depth = min(NESTING_LEVELS, chunk.fqn.count(".")) if chunk.fqn else 0
+    lines = max(1, chunk.end_line - chunk.start_line + 1)
     return (
         definition_tier(match),
         DEMOTION_STEPS - min(DEMOTION_STEPS, demotion),
         int(match.definition_file),
         int(not stub),
         NESTING_LEVELS - depth,
+        min(SIZE_LEVELS, lines.bit_length()),
     )
 
 
 #: Qualified names deeper than this many levels rank alike.
 NESTING_LEVELS = 4
+#: Definitions of more than 2 ** (this - 1) lines rank alike by size.
+SIZE_LEVELS = 9
 
 
 def demoted_definitions(
