@@ -56,9 +56,10 @@ class Ranking(Generic[C]):
     kind: QueryKind
 
 
-def candidate_depth(limit: int, filtered: bool) -> int:
-    """How many hits each arm returns: enough for the stages to reorder and filter."""
-    return max(100, limit * 10) * (4 if filtered else 1)
+def candidate_depth(limit: int, filtered: bool, minimum: int = 100) -> int:
+    """How many hits each arm returns: enough for the stages to reorder and filter, and for
+    files first to see several candidates per file."""
+    return max(minimum, limit * 10) * (4 if filtered else 1)
 
 
 def rank(
@@ -80,7 +81,7 @@ def rank(
     graph neighbour stage reads `graph` (without it, the stage is off); `defines` spares a
     one-name query reading every candidate (see `rank_hits`); `unseen` names the keyword
     hits the vectors never judged; `read_text` reads the keyword arm's best hit."""
-    depth = candidate_depth(limit, accepts is not None)
+    depth = candidate_depth(limit, accepts is not None, settings.candidates)
     hits = {name: arm(query, depth) for name, arm in arms.items()}
     return rank_hits(
         query, hits, read, settings=settings, accepts=accepts, include_tests=include_tests,
