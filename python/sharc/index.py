@@ -36,10 +36,10 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from sharc.asynchronous import AsyncIndexMethods
 from sharc.embed_policy import policy_from_settings
@@ -48,6 +48,9 @@ from sharc.files import WalkSettings
 from sharc.locking import WriterLock
 from sharc.manifest import Manifest
 from sharc.paths import default_index_dir
+from sharc.search_types import SearchMode as SearchMode
+from sharc.search_types import SearchResponse as SearchResponse
+from sharc.search_types import SearchResult as SearchResult
 from sharc.stores import (
     DELTA,
     MANIFEST,
@@ -81,7 +84,6 @@ if TYPE_CHECKING:
     from sharc.ranking.settings import RankingSettings
     from sharc.vector_segments import SegmentedVectors
 
-SearchMode = Literal["hybrid", "semantic", "keyword"]
 #: How many of the top search results get their callers and callees with `graph=True`.
 GRAPH_HITS = 5
 
@@ -105,50 +107,6 @@ class IndexStats:
     size_bytes: int
     last_update: float | None
     generation: int
-
-
-@dataclass(frozen=True)
-class SearchResult:
-    """One hit: where it is, how well it matches (0-1), and the code."""
-
-    path: str
-    start_line: int
-    end_line: int
-    score: float
-    kind: str
-    symbol: str
-    fqn: str
-    language: str
-    header: str
-    code: str
-    id: str
-    #: With `search(graph=True)`, for the top hits: the chunks that call this one and the
-    #: definitions it calls, as `fqn (path:line)` labels (`?`: an ambiguous edge).
-    called_by: tuple[str, ...] = field(default=(), kw_only=True)
-    calls: tuple[str, ...] = field(default=(), kw_only=True)
-
-    @property
-    def location(self) -> str:
-        return f"{self.path}:{self.start_line}-{self.end_line}"
-
-
-@dataclass(frozen=True)
-class SearchResponse(Sequence[SearchResult]):
-    """The results of a search, with the arms that answered it."""
-
-    results: list[SearchResult]
-    arms: tuple[str, ...]
-    query_kind: str
-    complete: bool  # False while vectors are still being computed
-
-    def __getitem__(self, index):  # type: ignore[no-untyped-def, override]
-        return self.results[index]
-
-    def __len__(self) -> int:
-        return len(self.results)
-
-    def __iter__(self) -> Iterator[SearchResult]:
-        return iter(self.results)
 
 
 @dataclass(frozen=True)
