@@ -37,7 +37,6 @@ import os
 import threading
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -48,6 +47,8 @@ from sharc.files import WalkSettings
 from sharc.locking import WriterLock
 from sharc.manifest import Manifest
 from sharc.paths import default_index_dir
+from sharc.search_types import IndexStats as IndexStats
+from sharc.search_types import SearchFilters as SearchFilters
 from sharc.search_types import SearchMode as SearchMode
 from sharc.search_types import SearchResponse as SearchResponse
 from sharc.search_types import SearchResult as SearchResult
@@ -88,54 +89,6 @@ if TYPE_CHECKING:
 GRAPH_HITS = 5
 
 FIRST_KEYWORD_WAIT_SECONDS = 3.0  # a search during the first update waits this long for it
-
-
-@dataclass(frozen=True)
-class IndexStats:
-    """The state of an index on disk."""
-
-    root: str
-    index_dir: str
-    files: int
-    chunks: int
-    embedded_chunks: int
-    #: Chunks the embedding policy keeps from the model (no vector by design), and their files.
-    keyword_only_chunks: int
-    keyword_only_files: int
-    model: str
-    embedding_mode: str
-    size_bytes: int
-    last_update: float | None
-    generation: int
-
-
-@dataclass(frozen=True)
-class SearchFilters:
-    """Monorepo scoping: keep hits whose file matches all given filters."""
-
-    extensions: tuple[str, ...] = ()
-    languages: tuple[str, ...] = ()
-    path_prefix: str | None = None
-    path_glob: str | None = None
-
-    def accepts(self, path: str, language: str) -> bool:
-        if self.extensions and not path.lower().endswith(
-            tuple("." + e.lower().lstrip(".") for e in self.extensions)
-        ):
-            return False
-        if self.languages and language not in self.languages:
-            return False
-        if self.path_prefix and not path.startswith(self.path_prefix.strip("/").removeprefix("./")):
-            return False
-        if self.path_glob:
-            from fnmatch import fnmatchcase
-
-            return fnmatchcase(path, self.path_glob)
-        return True
-
-    @property
-    def active(self) -> bool:
-        return bool(self.extensions or self.languages or self.path_prefix or self.path_glob)
 
 
 class Index(AsyncIndexMethods):
