@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import asyncio
 
-    from sharc.index import SearchMode, SearchResponse
-    from sharc.writer import UpdateReport
+    from sharc.search_types import SearchMode, SearchResponse
+    from sharc.update_types import UpdateReport
 
 
 class AsyncIndexMethods:

@@ -18,7 +18,7 @@ from sharc.manifest import ChunkRecord, ReferenceRow, RemovedChunk
 if TYPE_CHECKING:
     from sharc._core import Chunk
     from sharc.keyword import KeywordDoc
-    from sharc.writer import EmbeddingMode
+    from sharc.update_types import EmbeddingMode
 
 
 def unique_chunks(chunks: Sequence[Chunk]) -> list[Chunk]:

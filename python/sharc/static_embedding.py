@@ -23,7 +23,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sharc.errors import ModelError
-from sharc.model_config import FAST_MODEL, STATIC_DIRECTORY, static_settings
+from sharc.model_config import (
+    FAST_MODEL,
+    MINILM_TOKENIZER_SHA256,
+    STATIC_DIRECTORY,
+    static_settings,
+)
+from sharc.model_files import load_tokenizer
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
@@ -183,8 +189,6 @@ def _text_list(texts: Sequence[str]) -> list[str]:
 
 def load_static_embedder(directory: Path = STATIC_DIRECTORY) -> StaticEmbedder:
     """Load the fast model shipped in ``sharc/models/static-minilm`` (checked by sha256)."""
-    from sharc.embedding import MINILM_TOKENIZER_SHA256, _load_tokenizer
-
     settings = static_settings(directory)
     weights = directory / WEIGHTS_FILE
     try:
@@ -202,7 +206,7 @@ def load_static_embedder(directory: Path = STATIC_DIRECTORY) -> StaticEmbedder:
         scales = stored["scales"].astype(np.float32)
         projection = stored["projection"].astype(np.float32) if "projection" in stored else None
     vectors = values.astype(np.float32) * scales[:, None]
-    tokenizer = _load_tokenizer(
+    tokenizer = load_tokenizer(
         (directory / settings["tokenizer"]).resolve(), MINILM_TOKENIZER_SHA256, True
     )
     if tokenizer.get_vocab_size() != len(vectors):

@@ -43,8 +43,8 @@ from sharc.vector_segments import (
 
 if TYPE_CHECKING:
     from sharc.embedding import Embedder
+    from sharc.update_types import EmbeddingMode, UpdateReport, VectorChanges
     from sharc.vectors import VectorStore
-    from sharc.writer import EmbeddingMode, UpdateReport, VectorChanges
 
 EMBED_BATCH_CHUNKS = 32  # also the cancellation granularity: well under a second on 2 cores
 VECTOR_BLOCK_CHUNKS = 2000  # records read at a time while vectors are brought in line

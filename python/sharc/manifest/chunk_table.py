@@ -1,0 +1,188 @@
+"""The `chunks` table: every chunk with its code, and the records search and sync read from it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from sharc.manifest.records import (
+    _CHUNK_COLUMNS,
+    _RANK_COLUMNS,
+    ChunkPlace,
+    ChunkRecord,
+    RankRecord,
+    T,
+    _batches,
+    _chunk_record,
+    _pack_code,
+)
+from sharc.manifest.schema import Database
+
+if TYPE_CHECKING:
+    import numpy as np
+
+
+class ChunkTable:
+    """The manifest's chunks (`sharc.manifest.Manifest` forwards to it)."""
+
+    def __init__(self, database: Database) -> None:
+        self._db = database
+
+    def chunk_ids_of(self, path: str) -> dict[str, ChunkRecord]:
+        rows = self._db.connection().execute(
+            f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE path = ?", (path,)
+        )
+        return {row[0]: _chunk_record(*row) for row in rows}
+
+    def put_chunks(
+        self, records: Sequence[ChunkRecord], keyword_only: Mapping[str, str] | None = None
+    ) -> None:
+        """Store chunks; `keyword_only` maps the ids of those left without a vector to the
+        policy rule that says so."""
+        rules = keyword_only or {}
+        connection = self._db.connection()
+        # A chunk stored again under a new key leaves its references behind otherwise.
+        new_keys = {r.id: r.key for r in records}
+        stale = [
+            (key,)
+            for batch in _batches(list(new_keys))
+            for chunk_id, key in connection.execute(
+                f"SELECT id, key FROM chunks WHERE id IN ({', '.join('?' * len(batch))})", batch
+            )
+            if new_keys[chunk_id] != key
+        ]
+        connection.executemany("DELETE FROM refs WHERE chunk_key = ?", stale)
+        connection.executemany(
+            f"INSERT OR REPLACE INTO chunks ({_CHUNK_COLUMNS}, keyword_only)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (r.id, r.key, r.path, r.language, r.tier, r.kind, r.symbol, r.fqn,
+                 r.start_line, r.end_line, r.header, _pack_code(r.code), r.vector_key,
+                 rules.get(r.id))
+                for r in records
+            ],
+        )
+
+    def keyword_only_rules_of(self, path: str) -> dict[str, str]:
+        """`{chunk id: rule}` for the chunks of `path` that are keyword-only by policy."""
+        rows = self._db.connection().execute(
+            "SELECT id, keyword_only FROM chunks WHERE path = ? AND keyword_only IS NOT NULL",
+            (path,),
+        )
+        return dict(rows.fetchall())
+
+    def delete_chunks(self, ids: Iterable[str]) -> None:
+        """Forget chunks and the references they make."""
+        pairs = [(i,) for i in ids]
+        connection = self._db.connection()
+        connection.executemany(
+            "DELETE FROM refs WHERE chunk_key = (SELECT key FROM chunks WHERE id = ?)", pairs
+        )
+        connection.executemany("DELETE FROM chunks WHERE id = ?", pairs)
+
+    def chunks_by_id(self, ids: Sequence[str]) -> dict[str, ChunkRecord]:
+        return {r.id: r for r in self._chunks_where("id", ids)}
+
+    def chunks_by_key(self, keys: Sequence[int]) -> list[ChunkRecord]:
+        """The chunks of those `keys` that have one, in path and line order."""
+        records = self._chunks_where("key", keys)
+        records.sort(key=lambda r: (r.path, r.start_line, r.key))
+        return records
+
+    def places_of(self, keys: Sequence[int]) -> Iterator[ChunkPlace]:
+        """Where the chunks of those `keys` that have one are, and their vector keys, in no
+        order, streamed: a caller keeps them in the form it needs (a million rows as tuples
+        would hold hundreds of MB)."""
+        connection = self._db.connection()
+        for start in range(0, len(keys), 500):
+            batch = [int(key) for key in keys[start : start + 500]]
+            marks = ",".join("?" * len(batch))
+            rows = connection.execute(
+                f"SELECT path, start_line, key, vector_key FROM chunks WHERE key IN ({marks})",
+                batch,
+            )
+            for row in rows:
+                yield ChunkPlace(*row)
+
+    def keys_by_vector_key(self, vector_keys: Sequence[str]) -> dict[str, list[int]]:
+        """The keys of the chunks whose text (and model) gives each of `vector_keys`."""
+        found: dict[str, list[int]] = {}
+        pairs = self._select_where(
+            "vector_key, key", "vector_key", vector_keys, lambda vk, key: (vk, key)
+        )
+        for vector_key, key in pairs:
+            found.setdefault(vector_key, []).append(key)
+        return found
+
+    def ids_by_key(self, keys: Sequence[int]) -> dict[int, str]:
+        """The chunk id of each vector key that has a chunk."""
+        return dict(self._select_where("key, id", "key", keys, lambda key, id_: (key, id_)))
+
+    def rank_records_by_id(self, ids: Sequence[str]) -> dict[str, RankRecord]:
+        """The light records search ranks candidates with (the code is read for the top only)."""
+        return {r.id: r for r in self._select_where(_RANK_COLUMNS, "id", ids, RankRecord)}
+
+    def _chunks_where(self, column: str, values: Sequence[object]) -> list[ChunkRecord]:
+        return self._select_where(_CHUNK_COLUMNS, column, values, _chunk_record)
+
+    def _select_where(
+        self, columns: str, column: str, values: Sequence[object], make: Callable[..., T]
+    ) -> list[T]:
+        """`make(*row)` for the chunks whose `column` is one of `values`, in batches under
+        SQLite's limit on parameters."""
+        found: list[T] = []
+        connection = self._db.connection()
+        for start in range(0, len(values), 500):
+            batch = list(values[start : start + 500])
+            marks = ",".join("?" * len(batch))
+            rows = connection.execute(
+                f"SELECT {columns} FROM chunks WHERE {column} IN ({marks})", batch
+            )
+            found.extend(make(*row) for row in rows)
+        return found
+
+    def iter_chunks(self, batch_size: int = 2000) -> Iterator[list[ChunkRecord]]:
+        cursor = self._db.connection().execute(f"SELECT {_CHUNK_COLUMNS} FROM chunks ORDER BY path")
+        while rows := cursor.fetchmany(batch_size):
+            yield [_chunk_record(*row) for row in rows]
+
+    def chunk_keys(self) -> set[int]:
+        return {row[0] for row in self._db.connection().execute("SELECT key FROM chunks")}
+
+    def embeddable_keys(self) -> np.ndarray:
+        """The keys of the chunks that are to have a vector (not keyword-only by policy), as
+        uint64 (usearch's key type), streamed into the array."""
+        import numpy as np
+
+        rows = self._db.connection().execute("SELECT key FROM chunks WHERE keyword_only IS NULL")
+        return np.fromiter((row[0] for row in rows), dtype=np.uint64)
+
+    def keyword_only_counts(self) -> tuple[int, int]:
+        """Files with chunks the policy keeps from the model, and those chunks (0, 0 for a
+        manifest from before the policy that no writer has opened yet)."""
+        if not self._has_policy_columns():
+            return 0, 0
+        connection = self._db.connection()
+        files = connection.execute(
+            "SELECT count(*) FROM files WHERE keyword_only IS NOT NULL"
+        ).fetchone()[0]
+        # Only the chunks of files with a reason can have a rule: reading those alone spares
+        # a scan of every chunk's code (a tenth of a second at 300k chunks).
+        chunks = connection.execute(
+            "SELECT count(*) FROM chunks WHERE keyword_only IS NOT NULL AND path IN"
+            " (SELECT path FROM files WHERE keyword_only IS NOT NULL)"
+        ).fetchone()[0]
+        return int(files), int(chunks)
+
+    def chunk_ids(self) -> set[str]:
+        return {row[0] for row in self._db.connection().execute("SELECT id FROM chunks")}
+
+    def counts(self) -> tuple[int, int]:
+        connection = self._db.connection()
+        files = connection.execute("SELECT count(*) FROM files").fetchone()[0]
+        chunks = connection.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        return int(files), int(chunks)
+
+    def _has_policy_columns(self) -> bool:
+        columns = {row[1] for row in self._db.connection().execute("PRAGMA table_info(chunks)")}
+        return "keyword_only" in columns

@@ -1,0 +1,106 @@
+"""The `files` table: every indexed file's size, mtime, content hash and verdicts."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import TYPE_CHECKING
+
+from sharc.manifest.records import (
+    _DELETE_REFS_OF_PATH,
+    _FILE_COLUMNS,
+    FileRecord,
+    RemovedChunk,
+)
+from sharc.manifest.schema import Database
+
+if TYPE_CHECKING:
+    pass
+
+
+class FileTable:
+    """The manifest's files (`sharc.manifest.Manifest` forwards to it)."""
+
+    def __init__(self, database: Database) -> None:
+        self._db = database
+
+    def file_stats(self, under: Collection[str] | None = None) -> dict[str, tuple[int, int]]:
+        """`{path: (size, mtime_ns)}` of every indexed file, or of those at or below the
+        relative paths `under` (files or directories; `""` is the root): what a sync compares
+        first."""
+        return {path: (size, mtime) for path, size, mtime in self.file_stat_rows(under)}
+
+    def file_stat_rows(self, under: Collection[str] | None = None) -> list[tuple[str, int, int]]:
+        """`file_stats` as `(path, size, mtime_ns)` rows, each path once: the form the walk
+        compares in Rust (`sharc.files.walk(known=...)`), read without building a dict."""
+        if under is None or "" in under:
+            return self._db.connection().execute("SELECT path, size, mtime_ns FROM files").fetchall()
+        stats: dict[str, tuple[int, int]] = {}
+        connection = self._db.connection()
+        for place in under:
+            # One range of the primary key, `place` to `place0` (`0` follows `/`), holds the
+            # path and everything below it, with siblings such as `place.txt` to drop.
+            rows = connection.execute(
+                "SELECT path, size, mtime_ns FROM files WHERE path >= ? AND path < ?",
+                (place, place + "0"),
+            )
+            below = place + "/"
+            stats.update(
+                (path, (size, mtime))
+                for path, size, mtime in rows
+                if path == place or path.startswith(below)
+            )
+        return [(path, size, mtime) for path, (size, mtime) in stats.items()]
+
+    def file(self, path: str) -> FileRecord | None:
+        row = self._db.connection().execute(
+            f"SELECT {_FILE_COLUMNS} FROM files WHERE path = ?", (path,)
+        ).fetchone()
+        return None if row is None else FileRecord(*row)
+
+    def files(self) -> dict[str, FileRecord]:
+        rows = self._db.connection().execute(f"SELECT {_FILE_COLUMNS} FROM files")
+        return {row[0]: FileRecord(*row) for row in rows}
+
+    def put_file(self, record: FileRecord, *, keyword_only: str | None = None) -> None:
+        """Store a file; `keyword_only`: why (some of) its chunks have no vector."""
+        self._db.connection().execute(
+            f"INSERT OR REPLACE INTO files ({_FILE_COLUMNS}, keyword_only)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (record.path, record.size, record.mtime_ns, record.content_hash, record.language,
+             record.tier, record.error, record.syntax_errors, keyword_only),
+        )
+
+    def forget_files(self) -> None:
+        """Make every file look new to the next sync (its chunks stay until replaced)."""
+        self._db.connection().execute("DELETE FROM files")
+
+    def expire_file_stats(self) -> None:
+        """Make every file look changed to the next sync: it is read and chunked again (and
+        stays as it is if its content and its verdict are the same)."""
+        self._db.connection().execute("UPDATE files SET mtime_ns = -1")
+
+    def keyword_only_reason(self, path: str) -> str | None:
+        """Why the policy keeps (some) chunks of `path` from the model; None: it does not."""
+        row = self._db.connection().execute(
+            "SELECT keyword_only FROM files WHERE path = ?", (path,)
+        ).fetchone()
+        return None if row is None else row[0]
+
+    def touch_file(self, path: str, size: int, mtime_ns: int) -> None:
+        self._db.connection().execute(
+            "UPDATE files SET size = ?, mtime_ns = ? WHERE path = ?", (size, mtime_ns, path)
+        )
+
+    def delete_file(self, path: str) -> list[RemovedChunk]:
+        """Forget a file and its chunks; return the chunks removed."""
+        connection = self._db.connection()
+        removed = [
+            RemovedChunk(*row)
+            for row in connection.execute(
+                "SELECT id, key, vector_key FROM chunks WHERE path = ?", (path,)
+            )
+        ]
+        connection.execute(_DELETE_REFS_OF_PATH, (path,))
+        connection.execute("DELETE FROM chunks WHERE path = ?", (path,))
+        connection.execute("DELETE FROM files WHERE path = ?", (path,))
+        return removed

@@ -1,0 +1,174 @@
+"""The code graph's tables: `refs` (each reference, keyed by the chunk that makes it) and the
+chunks read as definitions, with the stamps that say whether they are current."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from sharc.manifest.records import (
+    _SELECT_REFS,
+    DefinitionRow,
+    ReferenceRow,
+    _batches,
+    _inflated,
+)
+from sharc.manifest.schema import CHUNKER_VERSION, REFERENCES_VERSION, Database
+
+if TYPE_CHECKING:
+    pass
+
+
+class GraphTables:
+    """The manifest's code graph (`sharc.manifest.Manifest` forwards to it)."""
+
+    def __init__(self, database: Database) -> None:
+        self._db = database
+
+    def has_references(self) -> bool:
+        """Whether the `refs` table holds every file's references (perhaps read by an older
+        extractor: the next update reads them again). A manifest whose table predates chunk
+        keys has none until a writer opens it and the next update fills the new table."""
+        try:
+            if self._db.get_meta("references") is None:
+                return False
+            columns = {row[1] for row in self._db.connection().execute("PRAGMA table_info(refs)")}
+        except sqlite3.DatabaseError:
+            return False
+        return "chunk_key" in columns
+
+    def references_current(self) -> bool:
+        """Whether every file's references were read by this extractor (`REFERENCES_VERSION`)."""
+        return self._db.get_meta("references") == REFERENCES_VERSION
+
+    def mark_references_complete(self) -> None:
+        self._db.set_meta("references", REFERENCES_VERSION)
+
+    def chunks_current(self) -> bool:
+        """Whether every file's chunks were made by this chunker (`CHUNKER_VERSION`)."""
+        return self._db.get_meta("chunker") == CHUNKER_VERSION
+
+    def mark_chunks_current(self) -> None:
+        self._db.set_meta("chunker", CHUNKER_VERSION)
+
+    def put_references(self, path: str, rows: Iterable[ReferenceRow]) -> None:
+        """Replace the references of `path` with `rows`, after its chunks are stored: a row
+        names its chunk by id, and one whose chunk is not stored is left out."""
+        connection = self._db.connection()
+        keys = dict(connection.execute("SELECT id, key FROM chunks WHERE path = ?", (path,)))
+        connection.executemany("DELETE FROM refs WHERE chunk_key = ?", [(k,) for k in keys.values()])
+        connection.executemany(
+            "INSERT INTO refs (chunk_key, name, kind, line, qualifier) VALUES (?, ?, ?, ?, ?)",
+            [
+                (keys[row.chunk_id], row.name, row.kind, row.line, row.qualifier)
+                for row in rows
+                if row.chunk_id in keys
+            ],
+        )
+
+    def references_named(self, name: str, kinds: Sequence[str] = ()) -> list[ReferenceRow]:
+        """Every reference to `name`, by path and line."""
+        return self._references_where("r.name", [name], kinds)
+
+    def references_of_chunks(
+        self, chunk_ids: Sequence[str], *, parts: bool = False
+    ) -> list[ReferenceRow]:
+        """Every reference made by the chunks `chunk_ids` (and, with `parts`, by the later
+        parts of those that were split: `id#part2`, ...)."""
+        found = self._references_where("c.id", chunk_ids, ())
+        if parts:
+            for chunk_id in dict.fromkeys(chunk_ids):
+                rows = self._db.connection().execute(
+                    f"{_SELECT_REFS} WHERE c.id >= ? AND c.id < ?",
+                    (f"{chunk_id}#part", f"{chunk_id}#paru"),
+                )
+                found.extend(ReferenceRow(*row) for row in rows)
+            found.sort(key=lambda row: (row.path, row.line, row.name, row.kind))
+        return found
+
+    def references_of_paths(
+        self, paths: Sequence[str], kinds: Sequence[str] = ()
+    ) -> list[ReferenceRow]:
+        """Every reference made in the files `paths` (of `kinds`, if given)."""
+        return self._references_where("c.path", paths, kinds)
+
+    def _references_where(
+        self, column: str, values: Sequence[str], kinds: Sequence[str]
+    ) -> list[ReferenceRow]:
+        found: list[ReferenceRow] = []
+        kind_clause = f" AND r.kind IN ({', '.join('?' * len(kinds))})" if kinds else ""
+        for batch in _batches(list(dict.fromkeys(values))):
+            rows = self._db.connection().execute(
+                f"{_SELECT_REFS} WHERE {column} IN ({', '.join('?' * len(batch))}){kind_clause}",
+                (*batch, *kinds),
+            )
+            found.extend(ReferenceRow(*row) for row in rows)
+        found.sort(key=lambda row: (row.path, row.line, row.name, row.kind))
+        return found
+
+    def references_in_paths(
+        self, names: Sequence[str], paths: Sequence[str]
+    ) -> list[ReferenceRow]:
+        """The references to any of `names` made in the files `paths`."""
+        found: list[ReferenceRow] = []
+        connection = self._db.connection()
+        for name_batch in _batches(list(dict.fromkeys(names)), 400):
+            for path_batch in _batches(list(dict.fromkeys(paths)), 400):
+                rows = connection.execute(
+                    f"{_SELECT_REFS} WHERE r.name IN ({', '.join('?' * len(name_batch))})"
+                    f" AND c.path IN ({', '.join('?' * len(path_batch))})",
+                    (*name_batch, *path_batch),
+                )
+                found.extend(ReferenceRow(*row) for row in rows)
+        found.sort(key=lambda row: (row.path, row.line, row.name, row.kind))
+        return found
+
+    def definitions_named(self, names: Sequence[str]) -> list[DefinitionRow]:
+        """The symbol chunks whose symbol is one of `names` (a split symbol's first part only)."""
+        found: list[DefinitionRow] = []
+        for batch in _batches(list(dict.fromkeys(names))):
+            rows = self._db.connection().execute(
+                "SELECT id, path, kind, symbol, fqn, start_line, end_line FROM chunks"
+                f" WHERE symbol IN ({', '.join('?' * len(batch))}) AND id NOT LIKE '%#part%'",
+                batch,
+            )
+            found.extend(DefinitionRow(*row) for row in rows)
+        found.sort(key=lambda row: (row.path, row.start_line, row.chunk_id))
+        return found
+
+    def definitions_among(
+        self, chunk_ids: Sequence[str], names: Sequence[str]
+    ) -> list[tuple[str, str, str, str, str]]:
+        """`(id, language, symbol, header, code)` of those of `chunk_ids` whose chunk's symbol
+        is one of `names`, exactly: a search for a name finds its definitions among its
+        candidates without reading the others' records."""
+        names = list(dict.fromkeys(names))[:400]
+        found: list[tuple[str, str, str, str, str]] = []
+        if not names:
+            return found
+        for batch in _batches(list(dict.fromkeys(chunk_ids)), 500):
+            rows = self._db.connection().execute(
+                "SELECT id, language, symbol, header, code FROM chunks"
+                f" WHERE id IN ({', '.join('?' * len(batch))})"
+                # `+`: look the candidates up by id; by symbol, a common name (`__init__`)
+                # would walk every chunk that defines it.
+                f" AND +symbol IN ({', '.join('?' * len(names))})",
+                (*batch, *names),
+            )
+            found.extend(
+                (id_, language, symbol, header, _inflated(code))
+                for id_, language, symbol, header, code in rows
+            )
+        return found
+
+    def definitions_by_id(self, chunk_ids: Sequence[str]) -> list[DefinitionRow]:
+        found: list[DefinitionRow] = []
+        for batch in _batches(list(dict.fromkeys(chunk_ids))):
+            rows = self._db.connection().execute(
+                "SELECT id, path, kind, symbol, fqn, start_line, end_line FROM chunks"
+                f" WHERE id IN ({', '.join('?' * len(batch))})",
+                batch,
+            )
+            found.extend(DefinitionRow(*row) for row in rows)
+        return found
