@@ -485,32 +485,6 @@ def test_paired_bootstrap_interval() -> None:
         metrics.paired_bootstrap([1.0], [1.0, 0.0])
 
 
-def test_later_windows_cover_every_line_the_first_window_missed() -> None:
-    from sharc.model_config import MINILM_DIRECTORY
-    from tokenizers import Tokenizer
-
-    from benches.quality.vector_text import later_windows
-
-    tokenizer = Tokenizer.from_file(str(MINILM_DIRECTORY / "tokenizer.json"))
-    tokenizer.no_truncation()
-    header = "// Context: function build (src/app.py)\n"
-    lines = [f"    total_{i} = compute_value(argument_{i}, limit={i})" for i in range(120)]
-    code = "\n".join(lines)
-    budget = 254
-    windows = later_windows(tokenizer, header, code, budget)
-    assert len(windows) >= 3
-    assert all(window.startswith(header) for window in windows)
-    assert all(
-        len(tokenizer.encode(window, add_special_tokens=False).ids) <= budget + 16
-        for window in windows
-    )
-    seen = tokenizer.encode(header + code, add_special_tokens=False).offsets[budget - 1][1]
-    first_missed = next(i for i, line in enumerate(lines) if code.index(line) + len(header) >= seen)
-    covered = {line for window in windows for line in window[len(header):].split("\n")}
-    assert set(lines[first_missed:]) <= covered
-    assert later_windows(tokenizer, header, "return 1", budget) == []
-
-
 def test_unpacking_skips_members_the_data_filter_refuses(tmp_path: Path) -> None:
     import io
     import os

@@ -8,8 +8,8 @@ them. Queries/s is the median over the rounds; p50 and p99 pool every query's la
 
     python -m benches.speed.concurrency [--quick] [--rounds 3] [--chunks 100000]
 
-Writes benches/results/speed_concurrency.json and the table in the README's "Use it from a
-service" section (between `<!-- CONCURRENCY:START -->` and `<!-- CONCURRENCY:END -->`).
+Writes benches/results/speed_concurrency.json; `python -m benches.report` renders it in
+benches/README.md.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from benches.speed.common import REPO, RESULTS, machine, write_result
+from benches.speed.common import RESULTS, machine, write_result
 from benches.speed.index_speed import (
     DATA,
     QUERIES,
@@ -36,8 +36,6 @@ from benches.speed.index_speed import (
 )
 
 THREADS = (1, 2, 4)
-README = REPO / "README.md"
-START, END = "<!-- CONCURRENCY:START -->", "<!-- CONCURRENCY:END -->"
 
 
 def build(work: Path, chunks: int, dimension: int) -> tuple[Path, Path]:
@@ -118,48 +116,6 @@ def measure(index: Any, queries: int, rounds: int, load: list[float]) -> dict[st
     }
 
 
-def readme_table(result: dict[str, Any]) -> str:
-    """The README's table of this benchmark."""
-    by_threads = result["threads"]
-    one = by_threads["1"]["queries_per_second"]
-    lines = [
-        f"Search throughput, one `Index` of {result['chunks']:,} chunks shared by threads"
-        f" (hybrid, query embedding included; {result['queries']} queries per measurement,"
-        f" median of {result['rounds']} rounds; {result['machine'].get('cpus_available', '?')}"
-        f" cores; `python -m benches.speed.concurrency`):",
-        "",
-        "| threads | queries/s | p50 ms | p99 ms | CPU ms/query | queries/s vs one thread |",
-        "| ---: | ---: | ---: | ---: | ---: | ---: |",
-    ]
-    for threads, row in by_threads.items():
-        ratio = "baseline" if threads == "1" else f"{row['queries_per_second'] / one:.2f}×"
-        lines.append(
-            f"| {threads} | {row['queries_per_second']:.0f} | {row['p50_ms']:.1f}"
-            f" | {row['p99_ms']:.1f} | {row['cpu_ms_per_query']:.1f} | {ratio} |"
-        )
-    low, high = result["load_average"]
-    lines += [
-        "",
-        f"The machine was shared while measured (load average {low:.1f} to {high:.1f} on its"
-        f" {result['machine'].get('cpus_available', '?')} cores): with other processes"
-        " runnable, more threads also win a larger share of the cores from them, which flatters"
-        " the ratio; CPU ms/query is the figure they change least.",
-    ]
-    return "\n".join(lines)
-
-
-def readme_section(text: str) -> str:
-    """What the README holds between the markers now."""
-    return text.split(START, 1)[1].split(END, 1)[0].strip("\n")
-
-
-def write_readme(result: dict[str, Any]) -> None:
-    text = README.read_text()
-    before, rest = text.split(START, 1)
-    _, after = rest.split(END, 1)
-    README.write_text(f"{before}{START}\n{readme_table(result)}\n{END}{after}")
-
-
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="10k chunks, fewer queries")
@@ -168,7 +124,6 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--work", type=Path, default=DATA / "speed-work")
     parser.add_argument("--out", type=Path, default=RESULTS / "speed_concurrency.json")
-    parser.add_argument("--no-readme", action="store_true", help="leave the README as it is")
     args = parser.parse_args(argv)
     chunks, queries = (10_000, 56) if args.quick else (args.chunks, args.queries)
     args.work.mkdir(parents=True, exist_ok=True)
@@ -196,8 +151,6 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     }
     print(json.dumps({n: round(row["queries_per_second"], 1) for n, row in threads.items()}))
     write_result(args.out, result)
-    if not args.no_readme and not args.quick:
-        write_readme(result)
     return result
 
 

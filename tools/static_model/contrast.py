@@ -14,8 +14,8 @@ capped per package and per language. `fit` starts from the packaged vectors and 
 Adam on the symmetric InfoNCE loss of each batch (batches hold one language, so the other
 answers look alike), plus a distillation term that keeps each text's vector near where the
 packaged vectors put it. The last 2% of the pairs are held out: their MRR among each other is
-printed before and after. `python -m benches.quality.chunk_vectors --fast-weights DIR` measures
-the result on the repository benchmark's dev repositories.
+printed before and after. The result was measured on the repository benchmark's dev repositories
+by `benches.quality.chunk_vectors` (removed after it lost; in git at da0bf9b).
 """
 
 from __future__ import annotations
