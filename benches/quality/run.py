@@ -43,6 +43,8 @@ from benches.quality import handwritten, metrics
 from benches.quality.dataset import REPO_ROOT, RESULTS_DIR, Dataset, data_dir
 
 EMBEDDING_MODES = ("independent", "late", "combined")
+#: `--ranking`: `field=value,...` over `DEFAULT_SETTINGS` for sharc's score-fusion searches.
+RANKING = ""
 
 
 def rrf_weights():  # type: ignore[no-untyped-def]
@@ -280,9 +282,11 @@ class Engines:
                 )
 
         def search(texts: Sequence[str], cfg: Config, depth: int) -> list[list[Any]]:
+            from benches.quality.tune_repos import parse_variant
             from sharc.ranking import DEFAULT_SETTINGS
 
-            settings = rrf_weights() if cfg.fusion == "rrf" else DEFAULT_SETTINGS
+            defaults = parse_variant(RANKING, DEFAULT_SETTINGS)
+            settings = rrf_weights() if cfg.fusion == "rrf" else defaults
             index.ranking_settings = settings if cfg.boosts else settings.plain()
             return [list(index.search(t, limit=depth, mode=cfg.search_mode)) for t in texts]
 
@@ -561,7 +565,11 @@ def main(argv: list[str] | None = None) -> int:
         "e.g. benches/work/indexes)",
     )
     parser.add_argument("--list", action="store_true", help="list configurations and datasets")
+    parser.add_argument("--ranking", default="",
+                        help="field=value,... over the default ranking settings (sharc hybrid)")
     args = parser.parse_args(argv)
+    global RANKING
+    RANKING = args.ranking
     _ensure_sharc_importable()
     sets = [s.strip() for s in args.sets.split(",") if s.strip()]
     if set(sets) - set(SETS):
@@ -593,6 +601,7 @@ def main(argv: list[str] | None = None) -> int:
         "sets": sets,
         "configs": args.configs or "all",
         "datasets": args.datasets or "all",
+        "ranking": args.ranking or "defaults",
     }
     payload = report(rows, datasets, configs, engines, settings)
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -529,17 +529,30 @@ def query_latency(work: Path, sizes: list[int]) -> dict:
         index.update(embed=False)
         _fill_synthetic_vectors(index_dir, embedder.dimension)
         results[str(size)] = measure_queries(root, index_dir, embedder)
+        chunkwise = measure_queries(root, index_dir, embedder, files_first=False)
+        results[str(size)]["chunkwise_p50_ms"] = chunkwise["p50_ms"]
+        results[str(size)]["p50_vs_chunkwise"] = (
+            results[str(size)]["p50_ms"] / chunkwise["p50_ms"]
+        )
         print(json.dumps({str(size): results[str(size)]}), flush=True)
     return results
 
 
-def measure_queries(root: Path, index_dir: Path, embedder) -> dict:  # type: ignore[no-untyped-def]
-    """Warm p50/p99 of `Index.search` on a built index, and the exact numpy baseline."""
+def measure_queries(  # type: ignore[no-untyped-def]
+    root: Path, index_dir: Path, embedder, *, files_first: bool = True
+) -> dict:
+    """Warm p50/p99 of `Index.search` on a built index, and the exact numpy baseline;
+    `files_first=False`: the ranking that reads candidates in blocks, each scored alone (what
+    ranking files first costs is the ratio of the two)."""
+    import dataclasses
+
     import sharc
+    from sharc.ranking import DEFAULT_SETTINGS
     from sharc.vectors import VectorStore
 
     index = sharc.Index.open(root, index_dir=index_dir)
     index._embedder = embedder
+    index.ranking_settings = dataclasses.replace(DEFAULT_SETTINGS, files_first=files_first)
     for query in QUERIES:
         index.search(query)
     latencies = []

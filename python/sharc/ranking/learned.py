@@ -5,7 +5,7 @@ laid out as one row of features per candidate (each arm's scaled score and rank,
 score, definition and qualified matches, path and name words, file coherence, chunk length,
 tier, test/doc/example flags), and a candidate's score is the dot product of its row with
 weights trained on the repository benchmark's dev repositories (`benches.quality.learn_repos`,
-which writes `sharc.ranking.learned_weights`). Numpy only.
+in git at 5389e58, which wrote `sharc.ranking.learned_weights`). Numpy only.
 """
 
 from __future__ import annotations

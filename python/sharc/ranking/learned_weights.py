@@ -1,5 +1,6 @@
 """The learned combination's weights (`sharc.ranking.learned`), written by
-`python -m benches.quality.learn_repos train --variant pure --write`, not by hand:
+`python -m benches.quality.learn_repos train --variant pure --write` (that benchmark's code is
+in git, 5389e58), not by hand:
 trained on the repository benchmark's dev repositories (L2 penalty 1, chosen by
 cross-validation over them)."""
 

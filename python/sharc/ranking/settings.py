@@ -16,8 +16,9 @@ COMBINATIONS = ("hand", "learned")
 class RankingSettings:
     """How the arms are combined per query kind, and every boost and penalty after that.
 
-    Fusion was tuned on dev data with `python -m benches.quality.tune` (MRR@10 over CoSQA dev,
-    the CodeSearchNet-style sets and the hand-written queries); the boosts after it with
+    Fusion was tuned on dev data with a sweep (`benches/quality/tune.py`, in git at b3edf9c;
+    MRR@10 over CoSQA dev, the CodeSearchNet-style sets and the hand-written queries); the
+    boosts after it with
     `python -m benches.quality.repos --split dev` on the repository benchmark. No
     natural-language keyword share wins everywhere alone: CoSQA's short web queries want
     little, repository questions more; lifting the chunks whose names are made of the query's
