@@ -5,10 +5,12 @@
 3. `fusion`: the arms' scores fused into one (score fusion, or RRF).
 4. `boosts`: the definition of what the query names; names and files made of its words.
 5. `coherence`: a file with several relevant chunks lifts its best one.
-6. `penalties`: tests, docs, config, generated and vendored code, fragments; then `graph`:
-   files the code graph links to the strongest hits (off by default).
-7. `shaping`: a name's definitions first when the query is that name, then best first,
-   no file filling the top.
+6. `penalties`: tests, docs, config, generated and vendored code, fragments.
+7. `files`: files first: a file scores its best chunk plus a share of its next ones, and a
+   file's later chunks come only where no other file is as strong.
+8. `shaping`: a name's definitions first when the query is that name, the primary
+   definition first; then `graph`: files the code graph links to the strongest hits (off by
+   default); best first, no file filling the top.
 
 `pipeline.rank` runs them in that order; every tunable number is in `RankingSettings`.
 """

@@ -1,4 +1,4 @@
-"""Stage 6: files first. A user asks for the file that matters, and a file is better judged by
+"""Stage 7: files first. A user asks for the file that matters, and a file is better judged by
 the evidence of all its candidates than by its best fragment: the big module that holds most
 of a topic's logic scores several good chunks, the small helper one.
 

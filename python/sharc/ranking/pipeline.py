@@ -1,6 +1,7 @@
 """The ranking pipeline, stage by stage: classify the query, take candidates from each arm,
-fuse, boost what the query names, lift coherent files, apply penalties, lift the files the
-code graph links to the strongest hits, shape the list.
+fuse, boost what the query names, lift coherent files, apply penalties, rank files by all
+their candidates, put a name's definitions first, lift the files the code graph links to the
+strongest hits, shape the list.
 
 `rank` is handed the arms and a way to read candidate records; it opens nothing itself.
 """
@@ -208,11 +209,12 @@ def _score_blocks(
     demoted: Mapping[str, int] | None = None,
     facts: Mapping[str, DefinitionFacts] | None = None,
 ) -> list[Scored[C]]:
-    """Boosts, coherence, penalties and definitions first over the candidates of `fused`,
-    read best first.
+    """Boosts, coherence, penalties, files first and definitions first over the candidates
+    of `fused`, read best first.
 
     Without `top`, every candidate is read at once. With `top = (limit, max_per_file)` (and
-    coherence off, so each candidate's score is its own), records are read in blocks until the
+    coherence and files first off, so each candidate's score is its own), records are read in
+    blocks until the
     next fused score times the largest lift any candidate can get (`boost_bound`,
     `penalty_bound`) falls below the score of the `limit`-th candidate so far that shaping
     keeps (at most `max_per_file` per file): shaping keeps higher-scored candidates of other
