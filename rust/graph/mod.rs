@@ -24,23 +24,10 @@ use tree_sitter::{
     Node, Query, QueryCursor, QueryCursorOptions, QueryCursorState, StreamingIterator,
 };
 
-use crate::chunk::{Chunk, Deadline};
 use crate::lang::Language;
-
-/// A name a chunk refers to.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Reference {
-    /// The referenced name as written, without its qualifier ("authenticate").
-    pub name: String,
-    /// "call", "import", "type" or "inherit".
-    pub kind: &'static str,
-    /// 1-based line of the reference.
-    pub line: u32,
-    /// What the name was reached through, as written: the module path of an import
-    /// ("sharc" for `sharc.graph`), the receiver of a call (`self`, `os.path`, `Store`; `…`
-    /// for a longer expression); empty for a bare name.
-    pub qualifier: String,
-}
+use crate::parse::{grammar, Deadline};
+use crate::records::Chunk;
+pub use crate::records::Reference;
 
 /// Edge kinds, strongest first: a name referenced twice on one line keeps the first kind.
 pub const KINDS: [&str; 4] = ["call", "inherit", "import", "type"];
@@ -145,8 +132,7 @@ pub fn version() -> String {
 
 /// Compile `language`'s query: an error names the language and the query's problem.
 pub fn compile(language: Language) -> Result<Option<Query>, String> {
-    let (Some(source), Some(grammar)) = (query_source(language), crate::chunk::grammar(language))
-    else {
+    let (Some(source), Some(grammar)) = (query_source(language), grammar(language)) else {
         return Ok(None);
     };
     Query::new(&grammar, &source)
