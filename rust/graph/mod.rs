@@ -172,59 +172,7 @@ pub(crate) fn references(
     if deadline.passed() {
         return None;
     }
-    let name_index = query.capture_index_for_name("name");
-    let receiver_index = query.capture_index_for_name("receiver");
-    let kinds: Vec<Option<&'static str>> = query
-        .capture_names()
-        .iter()
-        .map(|capture| edge_kind(capture))
-        .collect();
-    let mut cursor = QueryCursor::new();
-    // Deeply nested hostile input must not make a query run forever.
-    cursor.set_match_limit(4096);
-    let mut out_of_time = false;
-    let mut progress = |_: &QueryCursorState| {
-        if deadline.passed() {
-            out_of_time = true;
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        }
-    };
-    let mut matches = cursor.matches_with_options(
-        query,
-        root,
-        text.as_bytes(),
-        QueryCursorOptions::new().progress_callback(&mut progress),
-    );
-    let mut candidates: Vec<Candidate> = Vec::new();
-    while let Some(found_match) = matches.next() {
-        let kind = found_match
-            .captures()
-            .iter()
-            .find_map(|capture| kinds[capture.index as usize]);
-        let name = found_match
-            .captures()
-            .iter()
-            .find(|capture| Some(capture.index) == name_index);
-        let (Some(kind), Some(name)) = (kind, name) else {
-            continue;
-        };
-        let receiver = found_match
-            .captures()
-            .iter()
-            .find(|capture| Some(capture.index) == receiver_index)
-            .map(|capture| capture.node.byte_range());
-        candidates.push(Candidate {
-            kind,
-            node: name.node,
-            receiver,
-        });
-    }
-    drop(matches);
-    if out_of_time {
-        return None;
-    }
+    let candidates = candidates(query, root, text, deadline)?;
     // What the filters below ask of a name's surroundings, found in one pass over the tree.
     let needs = |candidate: &Candidate| {
         candidate.kind == "type"
@@ -279,6 +227,67 @@ pub(crate) fn references(
     });
     found.dedup_by(|later, kept| later.line == kept.line && later.name == kept.name);
     Some(found)
+}
+
+/// The query's matches under `root` that have an edge kind and a `@name`; `None` when
+/// `deadline` passes first.
+fn candidates<'t>(
+    query: &Query,
+    root: Node<'t>,
+    text: &str,
+    deadline: Deadline,
+) -> Option<Vec<Candidate<'t>>> {
+    let name_index = query.capture_index_for_name("name");
+    let receiver_index = query.capture_index_for_name("receiver");
+    let kinds: Vec<Option<&'static str>> = query
+        .capture_names()
+        .iter()
+        .map(|capture| edge_kind(capture))
+        .collect();
+    let mut cursor = QueryCursor::new();
+    // Deeply nested hostile input must not make a query run forever.
+    cursor.set_match_limit(4096);
+    let mut out_of_time = false;
+    let mut progress = |_: &QueryCursorState| {
+        if deadline.passed() {
+            out_of_time = true;
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    };
+    let mut matches = cursor.matches_with_options(
+        query,
+        root,
+        text.as_bytes(),
+        QueryCursorOptions::new().progress_callback(&mut progress),
+    );
+    let mut candidates: Vec<Candidate> = Vec::new();
+    while let Some(found_match) = matches.next() {
+        let kind = found_match
+            .captures()
+            .iter()
+            .find_map(|capture| kinds[capture.index as usize]);
+        let name = found_match
+            .captures()
+            .iter()
+            .find(|capture| Some(capture.index) == name_index);
+        let (Some(kind), Some(name)) = (kind, name) else {
+            continue;
+        };
+        let receiver = found_match
+            .captures()
+            .iter()
+            .find(|capture| Some(capture.index) == receiver_index)
+            .map(|capture| capture.node.byte_range());
+        candidates.push(Candidate {
+            kind,
+            node: name.node,
+            receiver,
+        });
+    }
+    drop(matches);
+    (!out_of_time).then_some(candidates)
 }
 
 /// A query match kept for the filters: its edge kind, its `@name` node, and where its
