@@ -44,6 +44,7 @@ struct Run {
     cuts: Vec<usize>,
 }
 
+/// The walk over one file's tree, and the drafts it has collected so far.
 pub(super) struct Chunker<'s, 't> {
     pub(super) spec: &'static Spec,
     pub(super) source: &'s Source<'s>,
@@ -125,6 +126,7 @@ impl<'s, 't> Chunker<'s, 't> {
         .group(parent, frame, all_children)
     }
 
+    /// Handle one item: look into it, chunk it, open it as a scope, or keep it as code.
     fn item(&mut self, item: Item<'t>, stack: &mut Vec<Task<'t>>) {
         match item.role {
             Role::Transparent => {
@@ -271,6 +273,7 @@ impl<'s, 't> Chunker<'s, 't> {
         }
     }
 
+    /// The pending run of module code becomes a module draft.
     fn flush_run(&mut self) {
         let Some(run) = self.run.take() else { return };
         let fqn = self.scopes[run.frame].fqn.clone();
@@ -301,10 +304,12 @@ impl<'s, 't> Chunker<'s, 't> {
         self.drafts.push(draft);
     }
 
+    /// The 1-based line of byte `pos`.
     pub(super) fn line(&self, pos: usize) -> u32 {
         (self.source.line_of(pos) + 1) as u32
     }
 
+    /// The 1-based last line of the span `[start, end)`.
     pub(super) fn last_line(&self, start: usize, end: usize) -> u32 {
         (self.source.last_line_of(start, end) + 1) as u32
     }
@@ -324,6 +329,7 @@ impl<'s, 't> Chunker<'s, 't> {
         self.builders[builder].summarize(self.source, decorators, signature, elision);
     }
 
+    /// A symbol's draft (a constructor's lines go to its class chunk instead).
     fn symbol(&mut self, item: Item<'t>) {
         let Role::Symbol(symbol) = &item.role else {
             return;
@@ -377,6 +383,8 @@ impl<'s, 't> Chunker<'s, 't> {
         self.consumed = end;
     }
 
+    /// Open a container's scope: a class gets a class-level draft, a namespace only context;
+    /// its members go on the stack.
     fn container(&mut self, item: Item<'t>, stack: &mut Vec<Task<'t>>) {
         let Role::Container(container) = &item.role else {
             return;
