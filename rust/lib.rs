@@ -6,6 +6,8 @@ pub mod chunk;
 pub mod error;
 pub mod graph;
 pub mod lang;
+mod parse;
+pub mod records;
 pub mod tokens;
 pub mod walk;
 

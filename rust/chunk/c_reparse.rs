@@ -19,7 +19,7 @@
 
 use tree_sitter::Tree;
 
-use super::{error_weight, reparse_edited};
+use crate::parse::{error_weight, reparse_edited};
 
 use crate::lang::Language;
 

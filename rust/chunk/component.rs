@@ -11,11 +11,17 @@
 
 use std::collections::HashMap;
 
-use super::driver::{module_name, Chunker, OutOfTime};
+use super::driver::{Chunker, OutOfTime};
+use super::ecmascript;
+use super::errors::syntax_errors;
+use super::scopes::module_name;
+use super::split;
 use super::text::{char_len, Source};
-use super::{ecmascript, parse, split, syntax_errors, Chunk, Deadline, FileChunks, ParseFailure};
+use super::types::FileChunks;
 use crate::graph;
 use crate::lang::Language;
+use crate::parse::{parse, Deadline, ParseFailure};
+use crate::records::Chunk;
 
 /// Script blocks parsed per file; more stay template text. A component has one or two, and
 /// each costs a pass over the whole file.

@@ -67,19 +67,24 @@
 mod bash;
 mod c_family;
 mod c_reparse;
+mod class;
 mod clojure;
 mod component;
 mod csharp;
 mod dart;
+mod draft;
 mod driver;
 mod ecmascript;
 mod elixir;
 mod erlang;
+mod errors;
 mod fsharp;
 mod go;
 mod graphql;
+mod group;
 mod haskell;
 mod hcl;
+mod header;
 mod julia;
 mod jvm;
 mod lua;
@@ -95,6 +100,7 @@ mod r;
 mod render;
 mod ruby;
 mod rust_lang;
+mod scopes;
 mod solidity;
 mod spec;
 mod split;
@@ -102,6 +108,7 @@ mod sql;
 mod swift;
 mod text;
 mod ts_reparse;
+mod types;
 mod zig;
 
 #[cfg(any(test, feature = "fuzz"))]
@@ -110,21 +117,19 @@ pub mod fuzz;
 mod tests;
 
 use std::borrow::Cow;
-use std::cell::RefCell;
-use std::ffi::c_void;
-use std::ops::ControlFlow;
 use std::path::Path;
-use std::sync::Once;
-use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
-use tree_sitter::{Node, ParseOptions, ParseState, Parser, Tree};
 
-use crate::graph::{self, Reference};
+use crate::graph;
 use crate::lang::Language;
+use crate::parse::{forget_parsers, parse, Deadline, ParseFailure};
+pub use crate::records::Chunk;
 use driver::Chunker;
+use errors::syntax_errors;
 use spec::Spec;
-use text::{collapse, Source};
+use text::Source;
+pub use types::{ChunkOptions, FileChunks};
 
 /// Bump when what a file becomes changes: chunk boundaries, ids, headers, symbols, kinds, for
 /// any language (a new grammar or chunker included). An index made under another number reads
@@ -135,150 +140,6 @@ const RULES: u32 = 16;
 /// The identifier of this chunker, stored by an index with its chunks.
 pub fn version() -> String {
     format!("rules {RULES}")
-}
-
-/// How big chunks may get, and how long one file may take.
-#[derive(Clone, Debug)]
-pub struct ChunkOptions {
-    /// Most chars in a chunk's `text` (header + code).
-    pub max_chars: usize,
-    /// Wall-clock time to parse and walk one file. Past it the file is chunked as plain
-    /// lines and the overrun is reported in `syntax_errors`: a hostile file costs this much,
-    /// never a hang.
-    pub time_budget: Duration,
-}
-
-impl Default for ChunkOptions {
-    fn default() -> Self {
-        // A 1 MB file (the walk's default limit) parses in well under a second in every
-        // grammar here; ten leave room for a loaded machine.
-        ChunkOptions {
-            max_chars: 3500,
-            time_budget: Duration::from_secs(10),
-        }
-    }
-}
-
-/// When the file being chunked runs out of time.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Deadline {
-    at: Instant,
-    budget: Duration,
-}
-
-impl Deadline {
-    pub(crate) fn after(budget: Duration) -> Deadline {
-        let now = Instant::now();
-        Deadline {
-            at: now
-                .checked_add(budget)
-                .unwrap_or(now + Duration::from_secs(86_400)),
-            budget,
-        }
-    }
-
-    pub(crate) fn passed(&self) -> bool {
-        Instant::now() >= self.at
-    }
-
-    /// What `syntax_errors` says about a file chunked as plain lines for lack of time.
-    fn overrun(&self) -> String {
-        format!(
-            "not parsed {OUT_OF_TIME} ({:.1} s): chunked as plain lines",
-            self.budget.as_secs_f64()
-        )
-    }
-
-    /// What `syntax_errors` says about a file whose chunks came from its tree but whose
-    /// references did not fit in the time left.
-    fn references_overrun(&self) -> String {
-        format!(
-            "references not extracted {OUT_OF_TIME} ({:.1} s)",
-            self.budget.as_secs_f64()
-        )
-    }
-}
-
-/// The words that mark a time-budget note among `syntax_errors` (one per file at most).
-const OUT_OF_TIME: &str = "within the time budget";
-
-/// Why a parse gave no tree.
-#[derive(Debug)]
-pub(crate) enum ParseFailure {
-    /// The deadline passed; the parser was cancelled.
-    OutOfTime,
-    Failed(String),
-}
-
-/// One chunk: a symbol, a class-level summary, or a run of module-level code.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Chunk {
-    /// Stable: `"{path}::{fqn}"`, `"{path}::{fqn}::class"`, `"{path}::<module>"`; `#2` for
-    /// same-id siblings, `#part2` for the parts of a split symbol.
-    pub id: String,
-    /// The file's path as given.
-    pub path: String,
-    pub language: Language,
-    /// "function", "method", "class", "interface", "struct", "enum", "trait", "impl",
-    /// "module", "type", ...
-    pub kind: &'static str,
-    /// Short name; empty for module-level code.
-    pub symbol: String,
-    /// Scope names and the symbol, joined with `.`.
-    pub fqn: String,
-    /// First line of the code, 1-based.
-    pub start_line: u32,
-    /// Last line of the code, 1-based, inclusive.
-    pub end_line: u32,
-    /// Context lines in the language's comment syntax, each ending in `\n`.
-    pub header: String,
-    /// The source of the chunk (dedented; a class-level chunk elides method bodies).
-    pub code: String,
-    /// `header + code`: what gets embedded.
-    pub text: String,
-    /// The names this chunk calls, imports, inherits or mentions as types, sorted
-    /// (`crate::graph`).
-    pub references: Vec<Reference>,
-}
-
-/// The chunks of one file, and what went wrong while reading or parsing it.
-#[derive(Clone, Debug)]
-pub struct FileChunks {
-    pub path: String,
-    pub language: Language,
-    /// xxh3-128 of the raw bytes, as 32 hex digits.
-    pub content_hash: String,
-    pub chunks: Vec<Chunk>,
-    /// `"line 12: syntax error near `...`"`; the chunks are still produced.
-    pub syntax_errors: Vec<String>,
-    /// Why the file could not be chunked at all (unreadable, or the chunker failed on it):
-    /// a failure, worth retrying; whatever was indexed for the file before should stay.
-    pub error: Option<String>,
-    /// Why the file's content is not indexed (it turned out binary or generated): a
-    /// decision, not a failure; the file has no chunks.
-    pub skipped: Option<String>,
-}
-
-impl FileChunks {
-    /// Whether the file ran out of its time budget (chunked as plain lines, or without
-    /// references): one of its `syntax_errors` says so, and is no syntax error.
-    pub fn out_of_time(&self) -> bool {
-        self.syntax_errors
-            .iter()
-            .any(|note| note.contains(OUT_OF_TIME))
-    }
-
-    fn empty(path: &str, language: Language, content_hash: String) -> FileChunks {
-        FileChunks {
-            path: path.to_string(),
-            language,
-            content_hash,
-            chunks: Vec::new(),
-            syntax_errors: Vec::new(),
-            error: None,
-            skipped: None,
-        }
-    }
 }
 
 /// Whether `language` has a grammar here. Other languages get no chunks from this module.
@@ -380,7 +241,7 @@ pub(crate) fn isolated(
         Ok(chunked) => chunked,
         Err(panic) => {
             // The thread's cached parser may have been left mid-parse: start afresh.
-            PARSERS.with(|cell| cell.borrow_mut().clear());
+            forget_parsers();
             let message = panic
                 .downcast_ref::<&str>()
                 .map(|text| text.to_string())
@@ -436,150 +297,6 @@ fn spec_for(language: Language) -> Option<&'static Spec> {
         Language::Vue | Language::Svelte => &ecmascript::SPEC,
         _ => return None,
     })
-}
-
-pub(crate) fn grammar(language: Language) -> Option<tree_sitter::Language> {
-    let function = match language {
-        Language::Python => tree_sitter_python::LANGUAGE,
-        Language::JavaScript => tree_sitter_javascript::LANGUAGE,
-        Language::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT,
-        Language::Tsx => tree_sitter_typescript::LANGUAGE_TSX,
-        Language::Go => tree_sitter_go::LANGUAGE,
-        Language::Rust => tree_sitter_rust::LANGUAGE,
-        Language::Java => tree_sitter_java::LANGUAGE,
-        Language::CSharp => tree_sitter_c_sharp::LANGUAGE,
-        Language::C => tree_sitter_c::LANGUAGE,
-        Language::Cpp => tree_sitter_cpp::LANGUAGE,
-        Language::Scala => tree_sitter_scala::LANGUAGE,
-        Language::Ruby => tree_sitter_ruby::LANGUAGE,
-        Language::Php => tree_sitter_php::LANGUAGE_PHP,
-        Language::Kotlin => tree_sitter_kotlin_ng::LANGUAGE,
-        Language::Swift => tree_sitter_swift::LANGUAGE,
-        Language::Lua => tree_sitter_lua::LANGUAGE,
-        Language::Elixir => tree_sitter_elixir::LANGUAGE,
-        Language::Haskell => tree_sitter_haskell::LANGUAGE,
-        Language::Bash => tree_sitter_bash::LANGUAGE,
-        Language::Zig => tree_sitter_zig::LANGUAGE,
-        Language::Dart => tree_sitter_dart::LANGUAGE,
-        Language::ObjectiveC => tree_sitter_objc::LANGUAGE,
-        Language::R => tree_sitter_r::LANGUAGE,
-        Language::Perl => tree_sitter_perl::LANGUAGE,
-        Language::Julia => tree_sitter_julia::LANGUAGE,
-        Language::OCaml => tree_sitter_ocaml::LANGUAGE_OCAML,
-        Language::OCamlInterface => tree_sitter_ocaml::LANGUAGE_OCAML_INTERFACE,
-        Language::Erlang => tree_sitter_erlang::LANGUAGE,
-        Language::Clojure => tree_sitter_clojure_orchard::LANGUAGE,
-        Language::FSharp => tree_sitter_fsharp::LANGUAGE_FSHARP,
-        Language::Sql => tree_sitter_sequel::LANGUAGE,
-        Language::Solidity => tree_sitter_solidity::LANGUAGE,
-        Language::Hcl => tree_sitter_hcl::LANGUAGE,
-        Language::Protobuf => tree_sitter_proto::LANGUAGE,
-        Language::GraphQl => tree_sitter_graphql::LANGUAGE,
-        Language::Nix => tree_sitter_nix::LANGUAGE,
-        _ => return None,
-    };
-    Some(function.into())
-}
-
-thread_local! {
-    /// One parser per language per thread: creating one costs more than parsing a small file.
-    static PARSERS: RefCell<Vec<(Language, Parser)>> = const { RefCell::new(Vec::new()) };
-}
-
-/// Parse `text` with `language`'s grammar, for tests that look at trees.
-#[cfg(test)]
-pub(crate) fn parse_for_tests(language: Language, text: &str) -> Tree {
-    parse(language, text, Deadline::after(Duration::from_secs(60))).unwrap()
-}
-
-/// Parse `text`, cancelling tree-sitter once `deadline` passes (it asks every hundred or so
-/// parse steps).
-fn parse(language: Language, text: &str, deadline: Deadline) -> Result<Tree, ParseFailure> {
-    static ALLOCATOR: Once = Once::new();
-    ALLOCATOR.call_once(use_mimalloc);
-    PARSERS.with(|cell| {
-        let mut parsers = cell.borrow_mut();
-        let index = match parsers.iter().position(|(known, _)| *known == language) {
-            Some(index) => index,
-            None => {
-                let grammar = grammar(language)
-                    .ok_or_else(|| ParseFailure::Failed("no grammar".to_string()))?;
-                let mut parser = Parser::new();
-                parser.set_language(&grammar).map_err(|error| {
-                    ParseFailure::Failed(format!("grammar failed to load: {error}"))
-                })?;
-                parsers.push((language, parser));
-                parsers.len() - 1
-            }
-        };
-        let parser = &mut parsers[index].1;
-        let bytes = text.as_bytes();
-        let mut progress = |_: &ParseState| {
-            if deadline.passed() {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            }
-        };
-        let tree = parser.parse_with_options(
-            &mut |offset, _| bytes.get(offset..).unwrap_or_default(),
-            None,
-            Some(ParseOptions::new().progress_callback(&mut progress)),
-        );
-        match tree {
-            Some(tree) => Ok(tree),
-            None => {
-                // A cancelled parse would otherwise resume on the next call.
-                parser.reset();
-                Err(if deadline.passed() {
-                    ParseFailure::OutOfTime
-                } else {
-                    ParseFailure::Failed("tree-sitter could not parse the file".to_string())
-                })
-            }
-        }
-    })
-}
-
-/// Give tree-sitter mimalloc instead of the system `malloc`.
-///
-/// A parse allocates and frees one small block per syntax node; with glibc's `malloc` that
-/// was a sixth of one-thread chunking time, and more once a batch's chunks fill the heap.
-/// (py-tree-sitter hands tree-sitter pymalloc for the same reason.) Runs once, before the
-/// first parser exists, as `set_allocator` requires.
-fn use_mimalloc() {
-    // tree-sitter's own `malloc` wrappers abort rather than return null: so do these.
-    fn checked(block: *mut c_void) -> *mut c_void {
-        if block.is_null() {
-            std::process::abort();
-        }
-        block
-    }
-    unsafe extern "C" fn malloc(size: usize) -> *mut c_void {
-        // SAFETY: a plain allocation.
-        checked(unsafe { libmimalloc_sys::mi_malloc(size) })
-    }
-    unsafe extern "C" fn calloc(count: usize, size: usize) -> *mut c_void {
-        let Some(total) = count.checked_mul(size) else {
-            std::process::abort();
-        };
-        // SAFETY: a plain zeroed allocation.
-        checked(unsafe { libmimalloc_sys::mi_zalloc(total) })
-    }
-    unsafe extern "C" fn realloc(block: *mut c_void, size: usize) -> *mut c_void {
-        // SAFETY: `block` is null or came from these functions (tree-sitter's contract).
-        checked(unsafe { libmimalloc_sys::mi_realloc(block, size) })
-    }
-    // SAFETY: one allocator family for all four functions, installed before any tree-sitter
-    // object is created and never changed afterwards; mimalloc aligns like `malloc`.
-    unsafe {
-        tree_sitter::set_allocator(Some(tree_sitter::Allocator {
-            malloc,
-            calloc,
-            realloc,
-            free: libmimalloc_sys::mi_free,
-        }));
-    }
 }
 
 /// Drop a BOM and turn CRLF into LF; line numbers stay the same.
@@ -704,89 +421,4 @@ fn chunk_plain(
     chunker.plain_lines();
     result.chunks = chunker.finish();
     result.syntax_errors = vec![deadline.overrun()];
-}
-
-/// At most this many syntax errors are reported per file.
-const MAX_ERRORS: usize = 20;
-
-/// ERROR and MISSING nodes as messages, at most `MAX_ERRORS`.
-fn syntax_errors(root: Node, source: &Source) -> Vec<String> {
-    let mut errors = Vec::new();
-    for_each_error(root, |node| {
-        let line = source.line_of(node.start_byte()) + 1;
-        errors.push(if node.is_missing() {
-            format!("line {line}: missing `{}`", node.kind())
-        } else {
-            let near = collapse(source.slice(node.start_byte(), node.end_byte()), 40);
-            format!("line {line}: syntax error near `{near}`")
-        });
-        if errors.len() >= MAX_ERRORS {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        }
-    });
-    errors
-}
-
-/// The tree of `text` after `edit` overwrites some of its bytes in place (same length, so every
-/// node keeps its line and column), when `tree` has errors, `edit` changed something and the
-/// edited text parses with fewer errors; None otherwise. `parse` parses the file's language.
-/// The chunker still slices chunks from `text`, so every chunk shows the file as written.
-pub(crate) fn reparse_edited(
-    text: &str,
-    tree: &Tree,
-    parse: impl Fn(&str) -> Option<Tree>,
-    edit: impl FnOnce(&mut [u8]) -> bool,
-) -> Option<Tree> {
-    if !tree.root_node().has_error() {
-        return None;
-    }
-    let mut bytes = text.as_bytes().to_vec();
-    if !edit(&mut bytes) {
-        return None;
-    }
-    // The edits overwrite ASCII bytes with ASCII bytes: still UTF-8.
-    let edited = String::from_utf8(bytes).ok()?;
-    let reparsed = parse(&edited)?;
-    (error_weight(reparsed.root_node()) < error_weight(tree.root_node())).then_some(reparsed)
-}
-
-/// How broken a tree is: the bytes under ERROR nodes, and one for each MISSING node.
-pub(crate) fn error_weight(root: Node) -> usize {
-    let mut weight = 0;
-    for_each_error(root, |node| {
-        weight += if node.is_error() {
-            node.end_byte() - node.start_byte()
-        } else {
-            1
-        };
-        ControlFlow::Continue(())
-    });
-    weight
-}
-
-/// Call `visit` on each ERROR and MISSING node of `root`'s tree, in order, descending only
-/// into subtrees that hold errors, until it breaks.
-pub(crate) fn for_each_error(root: Node, mut visit: impl FnMut(Node) -> ControlFlow<()>) {
-    let mut cursor = root.walk();
-    'walk: loop {
-        let node = cursor.node();
-        let descend = if node.is_error() || node.is_missing() {
-            if visit(node).is_break() {
-                return;
-            }
-            false
-        } else {
-            node.has_error()
-        };
-        if descend && cursor.goto_first_child() {
-            continue;
-        }
-        while !cursor.goto_next_sibling() {
-            if !cursor.goto_parent() {
-                break 'walk;
-            }
-        }
-    }
 }

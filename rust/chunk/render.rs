@@ -4,10 +4,12 @@ use std::collections::HashMap;
 
 use tree_sitter::Node;
 
-use super::driver::{Body, Chunker, Draft};
+use super::draft::{Body, Draft};
+use super::driver::Chunker;
+use super::header::signature_text;
 use super::split;
 use super::text::{char_len, collapse, dedent, Source};
-use super::Chunk;
+use crate::records::Chunk;
 
 impl<'s, 't> Chunker<'s, 't> {
     /// Render the drafts: headers, size limits, ids.
@@ -66,7 +68,7 @@ impl<'s, 't> Chunker<'s, 't> {
             return;
         }
         // Parts repeat the signature when there is room; a long header leaves only the count.
-        let mut signature = collapse(&self.signature_text(draft.signature), 120);
+        let mut signature = collapse(&signature_text(self.source, draft.signature), 120);
         let part_line = |signature: &str| {
             if draft.parts {
                 char_len(comment) + char_len(end) + char_len(signature) + 24

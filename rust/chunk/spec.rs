@@ -1,6 +1,6 @@
 //! The shape of a language table: what each syntax node means to the chunker.
 //!
-//! One driver (`mod.rs`) serves every language; a language file only says, node by node,
+//! One driver (`driver.rs`) serves every language; a language file only says, node by node,
 //! whether it is a symbol (a chunk), a container (context), a wrapper, or plain code.
 
 use tree_sitter::Node;

@@ -23,7 +23,7 @@
 
 use tree_sitter::Tree;
 
-use super::reparse_edited;
+use crate::parse::reparse_edited;
 
 /// A tree with `;` before the call signatures that follow a type, when `tree` has errors and
 /// that text parses with fewer; None otherwise. `parse` parses the file's language.

@@ -24,23 +24,10 @@ use tree_sitter::{
     Node, Query, QueryCursor, QueryCursorOptions, QueryCursorState, StreamingIterator,
 };
 
-use crate::chunk::{Chunk, Deadline};
 use crate::lang::Language;
-
-/// A name a chunk refers to.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Reference {
-    /// The referenced name as written, without its qualifier ("authenticate").
-    pub name: String,
-    /// "call", "import", "type" or "inherit".
-    pub kind: &'static str,
-    /// 1-based line of the reference.
-    pub line: u32,
-    /// What the name was reached through, as written: the module path of an import
-    /// ("sharc" for `sharc.graph`), the receiver of a call (`self`, `os.path`, `Store`; `…`
-    /// for a longer expression); empty for a bare name.
-    pub qualifier: String,
-}
+use crate::parse::{grammar, Deadline};
+use crate::records::Chunk;
+pub use crate::records::Reference;
 
 /// Edge kinds, strongest first: a name referenced twice on one line keeps the first kind.
 pub const KINDS: [&str; 4] = ["call", "inherit", "import", "type"];
@@ -145,8 +132,7 @@ pub fn version() -> String {
 
 /// Compile `language`'s query: an error names the language and the query's problem.
 pub fn compile(language: Language) -> Result<Option<Query>, String> {
-    let (Some(source), Some(grammar)) = (query_source(language), crate::chunk::grammar(language))
-    else {
+    let (Some(source), Some(grammar)) = (query_source(language), grammar(language)) else {
         return Ok(None);
     };
     Query::new(&grammar, &source)
@@ -186,59 +172,7 @@ pub(crate) fn references(
     if deadline.passed() {
         return None;
     }
-    let name_index = query.capture_index_for_name("name");
-    let receiver_index = query.capture_index_for_name("receiver");
-    let kinds: Vec<Option<&'static str>> = query
-        .capture_names()
-        .iter()
-        .map(|capture| edge_kind(capture))
-        .collect();
-    let mut cursor = QueryCursor::new();
-    // Deeply nested hostile input must not make a query run forever.
-    cursor.set_match_limit(4096);
-    let mut out_of_time = false;
-    let mut progress = |_: &QueryCursorState| {
-        if deadline.passed() {
-            out_of_time = true;
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        }
-    };
-    let mut matches = cursor.matches_with_options(
-        query,
-        root,
-        text.as_bytes(),
-        QueryCursorOptions::new().progress_callback(&mut progress),
-    );
-    let mut candidates: Vec<Candidate> = Vec::new();
-    while let Some(found_match) = matches.next() {
-        let kind = found_match
-            .captures()
-            .iter()
-            .find_map(|capture| kinds[capture.index as usize]);
-        let name = found_match
-            .captures()
-            .iter()
-            .find(|capture| Some(capture.index) == name_index);
-        let (Some(kind), Some(name)) = (kind, name) else {
-            continue;
-        };
-        let receiver = found_match
-            .captures()
-            .iter()
-            .find(|capture| Some(capture.index) == receiver_index)
-            .map(|capture| capture.node.byte_range());
-        candidates.push(Candidate {
-            kind,
-            node: name.node,
-            receiver,
-        });
-    }
-    drop(matches);
-    if out_of_time {
-        return None;
-    }
+    let candidates = candidates(query, root, text, deadline)?;
     // What the filters below ask of a name's surroundings, found in one pass over the tree.
     let needs = |candidate: &Candidate| {
         candidate.kind == "type"
@@ -293,6 +227,67 @@ pub(crate) fn references(
     });
     found.dedup_by(|later, kept| later.line == kept.line && later.name == kept.name);
     Some(found)
+}
+
+/// The query's matches under `root` that have an edge kind and a `@name`; `None` when
+/// `deadline` passes first.
+fn candidates<'t>(
+    query: &Query,
+    root: Node<'t>,
+    text: &str,
+    deadline: Deadline,
+) -> Option<Vec<Candidate<'t>>> {
+    let name_index = query.capture_index_for_name("name");
+    let receiver_index = query.capture_index_for_name("receiver");
+    let kinds: Vec<Option<&'static str>> = query
+        .capture_names()
+        .iter()
+        .map(|capture| edge_kind(capture))
+        .collect();
+    let mut cursor = QueryCursor::new();
+    // Deeply nested hostile input must not make a query run forever.
+    cursor.set_match_limit(4096);
+    let mut out_of_time = false;
+    let mut progress = |_: &QueryCursorState| {
+        if deadline.passed() {
+            out_of_time = true;
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    };
+    let mut matches = cursor.matches_with_options(
+        query,
+        root,
+        text.as_bytes(),
+        QueryCursorOptions::new().progress_callback(&mut progress),
+    );
+    let mut candidates: Vec<Candidate> = Vec::new();
+    while let Some(found_match) = matches.next() {
+        let kind = found_match
+            .captures()
+            .iter()
+            .find_map(|capture| kinds[capture.index as usize]);
+        let name = found_match
+            .captures()
+            .iter()
+            .find(|capture| Some(capture.index) == name_index);
+        let (Some(kind), Some(name)) = (kind, name) else {
+            continue;
+        };
+        let receiver = found_match
+            .captures()
+            .iter()
+            .find(|capture| Some(capture.index) == receiver_index)
+            .map(|capture| capture.node.byte_range());
+        candidates.push(Candidate {
+            kind,
+            node: name.node,
+            receiver,
+        });
+    }
+    drop(matches);
+    (!out_of_time).then_some(candidates)
 }
 
 /// A query match kept for the filters: its edge kind, its `@name` node, and where its

@@ -497,7 +497,7 @@ fn dump_tree() {
     let path = std::env::var("SHARC_DUMP").unwrap();
     let language = Language::from_path(Path::new(&path)).unwrap();
     let source = std::fs::read_to_string(&path).unwrap();
-    let tree = crate::chunk::parse_for_tests(language, &source);
+    let tree = crate::parse::parse_for_tests(language, &source);
     println!("{}", tree.root_node().to_sexp());
 }
 

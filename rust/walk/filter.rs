@@ -1,10 +1,8 @@
 //! The rules of a walk for one path at a time, shared by the walk and the file watcher.
 
-use std::collections::HashMap;
 use std::fs::{self, File};
 use std::io;
 use std::path::{Component, Path, PathBuf};
-use std::sync::RwLock;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::blocks::{
@@ -12,7 +10,7 @@ use super::blocks::{
 };
 use super::options::{normalize_extension, WalkOptions};
 use super::report::{link_error, unreadable, SkipReason, WalkedFile};
-use super::rules::{IgnoreChain, PatternSet};
+use super::rules::{relative, IgnoreRules};
 use crate::error::{Error, Result};
 use crate::lang::{Language, Tier};
 
@@ -21,14 +19,11 @@ use crate::lang::{Language, Tier};
 /// Ignore files are read lazily and cached per directory: rebuild the filter after one changes.
 pub struct Filter {
     pub(super) root: PathBuf,
-    pub(super) user: PatternSet,
-    pub(super) defaults: PatternSet,
+    rules: IgnoreRules,
     /// Lowercase, with the leading dot.
     custom_extensions: Vec<String>,
     max_file_size: u64,
     sniff_content: bool,
-    /// The ignore files that apply inside each directory, nearest first.
-    pub(super) ignore_files: RwLock<HashMap<PathBuf, IgnoreChain>>,
 }
 
 /// What the walk does with a directory.
@@ -42,8 +37,7 @@ impl Filter {
     /// Compile the options' rules for `root`; fails on a missing root or a bad pattern.
     pub fn new(root: &Path, options: &WalkOptions) -> Result<Filter> {
         let root = canonical_root(root)?;
-        let user = PatternSet::user(&root, &options.ignore_patterns)?;
-        let defaults = PatternSet::defaults(&root);
+        let rules = IgnoreRules::new(&root, &options.ignore_patterns)?;
         let custom_extensions = options
             .custom_extensions
             .iter()
@@ -51,18 +45,21 @@ impl Filter {
             .collect::<Result<_>>()?;
         Ok(Filter {
             root,
-            user,
-            defaults,
+            rules,
             custom_extensions,
             max_file_size: options.max_file_size,
             sniff_content: options.sniff_content,
-            ignore_files: RwLock::new(HashMap::new()),
         })
     }
 
     /// The canonical root.
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// The ignore rule that leaves `path` out, if any; `describe` formats it for a report.
+    pub(super) fn ignored(&self, path: &Path, is_dir: bool, describe: bool) -> Option<String> {
+        self.rules.ignored(path, is_dir, describe)
     }
 
     /// What the walk would do with one file, given relative to the root: the walked file, or
@@ -316,13 +313,7 @@ impl Filter {
 
     /// `path` relative to the root, `/`-separated; lossy for names that are not UTF-8.
     pub(super) fn relative(&self, path: &Path) -> String {
-        let relative = path.strip_prefix(&self.root).unwrap_or(path);
-        let text = relative.to_string_lossy();
-        if std::path::MAIN_SEPARATOR == '/' {
-            text.into_owned()
-        } else {
-            text.replace(std::path::MAIN_SEPARATOR, "/")
-        }
+        relative(&self.root, path)
     }
 
     pub(super) fn relative_reported(&self, path: &Path, is_dir: bool) -> String {

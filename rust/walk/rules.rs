@@ -1,13 +1,13 @@
 //! Ignore rules: the options' patterns, the ignore files of the tree, the default list.
 
+use std::collections::HashMap;
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, PoisonError, RwLock};
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::Match;
 
-use super::filter::Filter;
 use crate::error::{Error, Result};
 
 /// Paths always left out unless a rule re-includes them (the spec's default ignore list).
@@ -59,9 +59,9 @@ pub const IGNORE_FILES: [&str; 3] = [".sharcignore", ".ignore", ".gitignore"];
 const USER_SOURCE: &str = "ignore_patterns";
 const DEFAULT_SOURCE: &str = "defaults";
 
-pub(super) type IgnoreChain = Arc<[Arc<IgnoreFile>]>;
+type IgnoreChain = Arc<[Arc<IgnoreFile>]>;
 
-pub(super) struct IgnoreFile {
+struct IgnoreFile {
     /// Index in [`IGNORE_FILES`]: lower is stronger.
     rank: usize,
     matcher: Gitignore,
@@ -69,7 +69,28 @@ pub(super) struct IgnoreFile {
     label: String,
 }
 
-impl Filter {
+/// Every ignore rule of a walk: the options' patterns, the defaults, and the ignore files of
+/// the tree, read lazily and cached per directory.
+pub(super) struct IgnoreRules {
+    /// The canonical root; no rules are read above it.
+    root: PathBuf,
+    user: PatternSet,
+    defaults: PatternSet,
+    /// The ignore files that apply inside each directory, nearest first.
+    ignore_files: RwLock<HashMap<PathBuf, IgnoreChain>>,
+}
+
+impl IgnoreRules {
+    /// Compile the options' `patterns` and the defaults for the canonical `root`.
+    pub(super) fn new(root: &Path, patterns: &[String]) -> Result<IgnoreRules> {
+        Ok(IgnoreRules {
+            root: root.to_path_buf(),
+            user: PatternSet::user(root, patterns)?,
+            defaults: PatternSet::defaults(root),
+            ignore_files: RwLock::new(HashMap::new()),
+        })
+    }
+
     /// The ignore rule that leaves `path` out, if any; `describe` formats it for a report.
     pub(super) fn ignored(&self, path: &Path, is_dir: bool, describe: bool) -> Option<String> {
         let rule = |source: &str, pattern: &str| {
@@ -153,7 +174,7 @@ impl Filter {
                 Ok(matcher) if !matcher.is_empty() => files.push(Arc::new(IgnoreFile {
                     rank,
                     matcher,
-                    label: self.relative(&path),
+                    label: relative(&self.root, &path),
                 })),
                 _ => {}
             }
@@ -163,14 +184,14 @@ impl Filter {
 }
 
 /// The options' patterns, or the defaults: one gitignore matcher, reported as written.
-pub(super) struct PatternSet {
+struct PatternSet {
     matcher: Gitignore,
     /// (line as compiled, pattern as written), for patterns rewritten to prune directories.
     rewritten: Vec<(String, String)>,
 }
 
 impl PatternSet {
-    pub(super) fn user(root: &Path, patterns: &[String]) -> Result<PatternSet> {
+    fn user(root: &Path, patterns: &[String]) -> Result<PatternSet> {
         // With a negation in the set, `dir/**` must stay as written: `!dir/keep.py` can only
         // re-include a file if `dir/` itself is entered.
         let prune = !patterns
@@ -179,7 +200,7 @@ impl PatternSet {
         PatternSet::build(root, patterns.iter().map(String::as_str), prune, true)
     }
 
-    pub(super) fn defaults(root: &Path) -> PatternSet {
+    fn defaults(root: &Path) -> PatternSet {
         PatternSet::build(root, DEFAULT_IGNORES.iter().copied(), true, false)
             .expect("the default ignore patterns are valid")
     }
@@ -212,7 +233,7 @@ impl PatternSet {
     }
 
     /// The pattern as written that decides `path`, if any.
-    pub(super) fn matched(&self, path: &Path, is_dir: bool) -> Match<&str> {
+    fn matched(&self, path: &Path, is_dir: bool) -> Match<&str> {
         self.matcher.matched(path, is_dir).map(|glob| {
             let line = glob.original();
             self.rewritten
@@ -254,4 +275,15 @@ fn invalid_pattern(pattern: &str, error: &ignore::Error) -> Error {
 
 fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
     lock.read().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// `path` relative to `root`, `/`-separated; lossy for names that are not UTF-8.
+pub(super) fn relative(root: &Path, path: &Path) -> String {
+    let relative = path.strip_prefix(root).unwrap_or(path);
+    let text = relative.to_string_lossy();
+    if std::path::MAIN_SEPARATOR == '/' {
+        text.into_owned()
+    } else {
+        text.replace(std::path::MAIN_SEPARATOR, "/")
+    }
 }
