@@ -58,6 +58,7 @@ PREVIOUS_RANKING = {
     "extending_definition_factor": 1.0, "path_words_lift": 0.0, "test_factor": 0.6,
     "example_factor": 1.0, "docs_factor": 0.75, "fragment_factor": 1.0,
     "declaration_factor": 1.0, "definitions_first": False, "semantic_floor_score": 0.0,
+    "files_first": False,
 }
 DEPTH = 30  # results read per query: enough to rank 10 distinct files
 
@@ -384,10 +385,23 @@ def against_baseline(result: dict[str, Any], baseline: dict[str, Any]) -> dict[s
                 entry[f"file_ndcg_{category or 'all'}"] = [
                     round(x, 2) for x in metrics.paired_bootstrap(*zip(*pairs))
                 ]
+        pairs = [(now["hybrid"]["shown_ndcg"], before[qid]["hybrid"]["shown_ndcg"])
+                 for qid, now in shared if "shown_ndcg" in before[qid]["hybrid"]]
+        if pairs:
+            entry["shown_ndcg_all"] = [
+                round(x, 2) for x in metrics.paired_bootstrap(*zip(*pairs))
+            ]
         pairs = [(now["hybrid"]["definition_at_1"], before[qid]["hybrid"]["definition_at_1"])
                  for qid, now in shared if now["hybrid"].get("definition_at_1") is not None]
         if pairs:
             entry["definition_at_1"] = [round(x, 2) for x in metrics.paired_bootstrap(*zip(*pairs))]
+        pairs = [(now["hybrid"]["definition_at_1"], before[qid]["hybrid"]["definition_at_1"])
+                 for qid, now in shared if now["hybrid"].get("definition_at_1") is not None
+                 and now.get("duplicate")]
+        if pairs:
+            entry["definition_at_1_duplicate"] = [
+                round(x, 2) for x in metrics.paired_bootstrap(*zip(*pairs))
+            ]
         out["splits"][split] = entry
     return out
 
@@ -414,7 +428,7 @@ def report(runs: Sequence[RepoRun], modes: Sequence[str]) -> dict[str, Any]:
         "index": {run.repo.name: {"seconds": round(run.index_seconds, 1), "chunks": run.chunks}
                   for run in runs},
         "queries": {
-            q.id: {"category": q.category, "split": run.repo.split,
+            q.id: {"category": q.category, "split": run.repo.split, "duplicate": q.duplicate,
                    **{mode: run.scores[mode][q.id].to_json() for mode in modes}}
             for run in runs for q in run.repo.queries
         },
