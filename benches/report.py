@@ -216,6 +216,7 @@ def _repos_tables(results: Path) -> list[str]:
             parts.append(f"against {arm} {m:+.1f} ({lo:+.1f} to {hi:+.1f}; {cats})")
         lines.append(f"Hybrid NDCG@10 on {split}, paired bootstrap: " + "; ".join(parts) + ".")
         lines.append("")
+    lines += _baseline_lines(data)
     lines += _learned_lines(results)
     lines += _graph_lines(results)
     lines += _vector_text_lines(results)
@@ -230,6 +231,33 @@ def _repos_tables(results: Path) -> list[str]:
             cells.append(f"{value['file_ndcg']:.1f}" if value else "")
         lines.append(f"| {lang} | " + " | ".join(cells) + " |")
     return lines + [""]
+
+
+#: What `repos --baseline` pairs against an earlier run, as the paragraph names it.
+BASELINE_METRICS = (
+    ("file_ndcg_all", "NDCG@10"), ("file_ndcg_symbol", "symbol"),
+    ("file_ndcg_semantic", "semantic"), ("file_ndcg_architecture", "architecture"),
+    ("file_ndcg_topic", "topic"), ("shown_ndcg_all", "NDCG@10 of the top 10 as returned"),
+    ("definition_at_1", "definition at 1"),
+    ("definition_at_1_duplicate", "definition at 1 of names defined more than once"),
+)
+
+
+def _baseline_lines(data: dict[str, Any]) -> list[str]:
+    """Hybrid against an earlier run of the same queries (`--baseline`), paired per query."""
+    baseline = data.get("vs_baseline")
+    if not baseline:
+        return []
+    commit = (baseline.get("baseline_git") or {}).get("commit", "")[:7]
+    lines = []
+    for split, entry in baseline["splits"].items():
+        parts = [
+            f"{label} {entry[key][0]:+.1f} ({entry[key][1]:+.1f} to {entry[key][2]:+.1f})"
+            for key, label in BASELINE_METRICS if key in entry
+        ]
+        lines += [f"Hybrid on {split} against the same queries on `git` {commit} (the ranking"
+                  " before files first), paired bootstrap: " + "; ".join(parts) + ".", ""]
+    return lines
 
 
 #: The experiments below lost; their code is in git, their rows in benches/quality/README.md.
