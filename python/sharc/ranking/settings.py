@@ -95,16 +95,18 @@ class RankingSettings:
     # -- files first (`sharc.ranking.files`) ------------------------------------------------
     #: Rank files by the evidence of all their candidates: a file's best chunk scores its own
     #: score plus `file_share` of its next `file_chunks` candidates' scores; a file's other
-    #: chunks are multiplied by `repeat_factor`, so a second chunk of a file comes only where
-    #: no other file is as strong. False turns the stage off. Chosen on the repository
-    #: benchmark's dev third (fast model, the top 10 as returned): against the stage off,
-    #: +2.1 [+1.3, +2.9] with every chunk at its own score, +3.5 [+2.6, +4.3] with
-    #: `repeat_factor` 0.5 (topic questions +5.1), and 0.25 +0.2 [+0.1, +0.3] more;
-    #: `file_share` 0.15 / 0.5 and `file_chunks` 1 / 4 each did worse than 0.3 and 2.
+    #: chunks keep their own score times `repeat_factor`, so a second chunk of a file comes
+    #: only where no other file is as strong. False turns the stage off. Chosen on the
+    #: repository benchmark's dev third (fast model, the top 10 as returned): against the
+    #: stage off, +2.1 [+1.3, +2.9]; `file_share` 0.15 / 0.5 and `file_chunks` 1 / 4 each did
+    #: worse than 0.3 and 2. A `repeat_factor` of 0.5 / 0.25 gains more there (+3.5 / +3.7)
+    #: but puts an exact function that is its file's second candidate far down: MRR on the
+    #: CodeSearchNet-style sets -4.7 [-6.0, -3.3] against the stage off, -1.6 [-2.7, -0.5]
+    #: at 1.0 (hand-written questions -3.6 / -1.6), so each chunk keeps its own score.
     files_first: bool = True
     file_share: float = 0.3
     file_chunks: int = 2
-    repeat_factor: float = 0.25
+    repeat_factor: float = 1.0
 
     # -- graph neighbours (`sharc.ranking.graph`): questions in words only -----------------
     #: Every candidate of a file linked by a reference (either way) to one of the
