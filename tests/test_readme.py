@@ -47,7 +47,15 @@ def test_repository_table_shows_topic_and_duplicates_when_the_results_have_them(
 ) -> None:
     report = _report()
     data = json.loads((report.RESULTS / "quality_repos.json").read_text())
-    plain = report.render_summary(report.RESULTS)
+    for entry in data["splits"].values():  # results from before the topic questions
+        for summary in entry["modes"].values():
+            summary["categories"].pop("topic", None)
+            summary.pop("definition_at_1_duplicate", None)
+            summary["overall"].pop("shown_ndcg", None)
+    older = tmp_path / "older"
+    older.mkdir()
+    (older / "quality_repos.json").write_text(json.dumps(data))
+    plain = report.render_summary(older)
     assert "| topic |" not in plain and "defined more than once" not in plain
     for entry in data["splits"].values():
         for summary in entry["modes"].values():
