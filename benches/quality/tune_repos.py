@@ -53,13 +53,14 @@ def open_indexes(repos: list[Repo], index_cache: Path) -> list[tuple[Repo, Any]]
     return opened
 
 
-#: Tune on `shown_ndcg` (the top 10 as returned) instead of distinct files (`--shown`).
-SHOWN = False
-#: Results asked for per query (`--limit`): the benchmark reads 30; a user often 10.
-LIMIT = DEPTH
-
-
-def evaluate(opened: list[tuple[Repo, Any]], settings: Any, mode: str = "hybrid") -> dict[str, Any]:
+def evaluate(
+    opened: list[tuple[Repo, Any]],
+    settings: Any,
+    mode: str = "hybrid",
+    *,
+    shown: bool = False,
+    limit: int = DEPTH,
+) -> dict[str, Any]:
     """Per query file NDCG@10 and the means over repositories, overall and per category."""
     per_query: dict[str, float] = {}
     definitions: list[float] = []
@@ -68,9 +69,9 @@ def evaluate(opened: list[tuple[Repo, Any]], settings: Any, mode: str = "hybrid"
     for repo, index in opened:
         index.ranking_settings = settings
         for query in repo.queries:
-            results = list(index.search(query.text, limit=LIMIT, mode=mode))
+            results = list(index.search(query.text, limit=limit, mode=mode))
             scored = score(query, results)
-            value = scored.shown_ndcg if SHOWN else scored.file_ndcg
+            value = scored.shown_ndcg if shown else scored.file_ndcg
             per_query[query.id] = value
             if scored.definition_at_1 is not None:
                 definitions.append(scored.definition_at_1)
@@ -106,12 +107,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="score the top 10 as returned (a file's later chunks gain nothing)")
     parser.add_argument("--limit", type=int, default=DEPTH, help="results asked for")
     args = parser.parse_args(argv)
-    global SHOWN, LIMIT
-    SHOWN, LIMIT = args.shown, args.limit
     names = [n for n in args.repos.split(",") if n]
     opened = open_indexes(load_repos("dev", names), args.index_cache)
     defaults = parse_variant(args.base, DEFAULT_SETTINGS)
-    base = evaluate(opened, defaults)
+    scoring = {"shown": args.shown, "limit": args.limit}
+    base = evaluate(opened, defaults, **scoring)
 
     def line(name: str, result: dict[str, Any]) -> str:
         cats = " ".join(f"{c[:4]} {result[c]:5.1f}" for c in CATEGORIES)
@@ -121,14 +121,14 @@ def main(argv: list[str] | None = None) -> int:
     print(line(args.base or "defaults", base), flush=True)
     if args.arms:
         for mode in ("keyword", "semantic"):
-            print(line(f"[{mode} only]", evaluate(opened, defaults, mode)), flush=True)
+            print(line(f"[{mode} only]", evaluate(opened, defaults, mode, **scoring)), flush=True)
     ids = sorted(base["per_query"])
     categories: dict[str, set[str]] = {c: set() for c in CATEGORIES}
     for repo, _ in opened:
         for query in repo.queries:
             categories[query.category].add(query.id)
     for text in args.variants:
-        result = evaluate(opened, parse_variant(text, defaults))
+        result = evaluate(opened, parse_variant(text, defaults), **scoring)
         mean, low, high = metrics.paired_bootstrap(
             [result["per_query"][i] for i in ids], [base["per_query"][i] for i in ids]
         )
