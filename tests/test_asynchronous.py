@@ -52,15 +52,20 @@ def test_asearch_runs_in_a_thread_while_the_loop_serves(
     assert response[0].symbol == "hash_password" and len(response) == 3
 
 
-def _cancel_when(phase: str, *, chunks_done: int = 0):  # type: ignore[no-untyped-def]
-    """A progress callback that stops the update's thread at `phase` until the test resumes
-    it, and the coroutine that cancels the task meanwhile."""
+def _cancel_when(phase: str, *, chunks_done: int = 0, vectors: str | None = None):  # type: ignore[no-untyped-def]
+    """A progress callback that stops the update's thread at `phase` (of the `vectors` set,
+    if given) until the test resumes it, and the coroutine that cancels the task meanwhile."""
     resume = threading.Event()
     reached: list[asyncio.Event] = []
     loop: list[asyncio.AbstractEventLoop] = []
 
     def progress(report: sharc.Progress) -> None:
-        if report.phase == phase and report.chunks_done >= chunks_done and not resume.is_set():
+        if (
+            report.phase == phase
+            and report.chunks_done >= chunks_done
+            and vectors in (None, report.vectors)
+            and not resume.is_set()
+        ):
             loop[0].call_soon_threadsafe(reached[0].set)
             assert resume.wait(GATE_SECONDS)
 
@@ -111,19 +116,25 @@ def test_aupdate_cancelled_while_embedding_keeps_the_vectors_committed(
 ) -> None:
     index = _open(small_repo, tmp_path)
     index.update(embed=False)
-    run_and_cancel = _cancel_when("embedding", chunks_done=1)
+    run_and_cancel = _cancel_when("embedding", chunks_done=1, vectors="default")
     asyncio.run(run_and_cancel(lambda progress: index.aupdate(progress=progress)))
 
     stats = index.stats()
     assert 0 < stats.embedded_chunks < stats.chunks
+    # Search reads the fast vectors, whole, until the default model's are.
+    assert stats.fast_embedded_chunks == stats.chunks and stats.searched_vectors == "fast"
     response = index.search("hash a password with a salt")
-    assert response.arms == ("keyword", "semantic") and not response.complete
+    assert response.arms == ("keyword", "semantic") and response.complete
+    assert response.vectors == "fast"
     assert response[0].symbol == "hash_password"
+    partial = index.search("hash a password with a salt", vectors="default")
+    assert partial.vectors == "default" and not partial.complete
 
     report = asyncio.run(index.aupdate())
     assert report.chunks_embedded == stats.chunks - stats.embedded_chunks  # none again
     assert index.stats().embedded_chunks == stats.chunks
-    assert index.search("hash a password with a salt").complete
+    finished = index.search("hash a password with a salt")
+    assert finished.complete and finished.vectors == "default"
 
 
 def test_aupdate_takes_its_cancellation_from_the_task(small_repo: Path, tmp_path: Path) -> None:

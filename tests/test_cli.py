@@ -89,19 +89,27 @@ def test_a_reader_that_stops_early_is_no_error() -> None:
     assert "Broken pipe" not in errors and "BrokenPipeError" not in errors
 
 
-def test_the_fast_model_is_offered_only_when_it_is_installed(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+def test_index_says_once_when_semantic_search_is_ready_and_estimates_the_rest(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from sharc import cli_index, model_config
+    from sharc import cli_index
     from sharc.index import Progress
 
-    monkeypatch.setattr(model_config, "STATIC_DIRECTORY", tmp_path)
-    clock = itertools.chain([0.0], itertools.repeat(10.0))
+    clock = iter([100.0, 103.0, 110.0, 120.0])
     monkeypatch.setattr(cli_index.time, "monotonic", lambda: next(clock))
-    offer = cli_index._FastModelOffer(lambda progress: None, "repo")
-    for done in (0, 100):  # 10 chunks/s with a million left: hours
-        offer(Progress("embedding", chunks_done=done, chunks_total=1_000_000))
-    assert "hint" not in capsys.readouterr().err
+    seen: list[Progress] = []
+    ready = cli_index._SemanticReady(seen.append, "repo")
+    ready(Progress("embedding", chunks_done=500, chunks_total=1000, vectors="fast"))
+    assert capsys.readouterr().err == ""  # the fast set is not whole yet
+    for done in (0, 100, 500, 1000):
+        ready(Progress("embedding", chunks_done=done, chunks_total=100_000, vectors="default",
+                       elapsed=2.5))
+    assert len(seen) == 5  # the progress display still gets every step
+    err = capsys.readouterr().err
+    assert err.count("semantic search is ready (fast vectors) after 2.5 s") == 1
+    assert "100,000 chunks" in err
+    # 500 chunks in 10 s: 50 chunks/s, 99,500 left: 33 minutes; said once.
+    assert err.count("about 33 minutes left") == 1
 
 
 def test_the_command_limits_malloc_arenas_unless_the_environment_says(

@@ -138,7 +138,8 @@ def test_a_killed_worker_costs_only_its_batch(
 
     def kill_once(progress: sharc.Progress) -> None:
         pool = executor._pool
-        if progress.phase == "embedding" and progress.chunks_done and not killed:
+        default = progress.phase == "embedding" and progress.vectors == "default"
+        if default and progress.chunks_done and not killed:
             assert pool is not None
             killed.append(pool.pids[0])
             os.kill(pool.pids[0], signal.SIGKILL)
@@ -164,7 +165,8 @@ def test_a_worker_gone_for_good_leaves_its_batches_to_the_others(
 
     def kill_once(progress: sharc.Progress) -> None:
         pool = executor._pool
-        if progress.phase == "embedding" and progress.chunks_done and not killed:
+        default = progress.phase == "embedding" and progress.vectors == "default"
+        if default and progress.chunks_done and not killed:
             assert pool is not None
             killed.append(pool.pids[0])
             os.kill(pool.pids[0], signal.SIGKILL)
@@ -215,7 +217,8 @@ def test_a_stopped_driver_resumes_without_embedding_again(
     journaled: list[int] = []
 
     def stop_after_a_batch(progress: sharc.Progress) -> None:
-        if progress.phase == "embedding" and progress.chunks_done:
+        default = progress.phase == "embedding" and progress.vectors == "default"
+        if default and progress.chunks_done:
             journaled.append(progress.chunks_done)
 
     with pytest.raises(CancelledError):

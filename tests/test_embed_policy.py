@@ -20,6 +20,7 @@ import pytest
 import sharc
 from sharc.embed_policy import EmbedPolicy, judge_content, judge_path
 from sharc.index import Index
+from sharc.stores import DEFAULT_SET
 
 # Files a walk skips by default become visible with these (a user who indexes them on purpose).
 WALK = {
@@ -122,7 +123,7 @@ def _open(root: Path, index_dir: Path, **settings: object) -> Index:
 def _vectors_of(index: Index, path: str) -> dict[str, bool]:
     """Whether each chunk of `path` has a vector in usearch."""
     manifest = index._reader_manifest()
-    vectors = index._reader_vectors()
+    vectors = index._vectors.vectors(index._reader_manifest(), DEFAULT_SET)
     return {
         record.id: vectors is not None and record.key in vectors
         for record in manifest.chunk_ids_of(path).values()
@@ -247,7 +248,7 @@ KILL_AFTER_A_BATCH = """
 import sys, time, sharc
 index = sharc.Index.open(sys.argv[1], index_dir=sys.argv[2])
 def progress(p):
-    if p.phase == "embedding" and p.chunks_done > 0:
+    if p.phase == "embedding" and p.vectors == "default" and p.chunks_done > 0:
         print(p.chunks_done, p.chunks_total, flush=True)
         time.sleep(60)
 index.update(progress=progress)

@@ -240,7 +240,7 @@ KILL_AFTER_A_BATCH = """
 import sys, time, sharc
 index = sharc.Index.open(sys.argv[1], index_dir=sys.argv[2])
 def progress(p):
-    if p.phase == "embedding" and p.chunks_done > 0:
+    if p.phase == "embedding" and p.vectors == "default" and p.chunks_done > 0:
         print(p.chunks_done, p.chunks_total, flush=True)
         time.sleep(60)
 index.update(progress=progress)
@@ -350,13 +350,16 @@ def test_each_vector_is_kept_once_as_int8(built: Index, tmp_path: Path) -> None:
 
 
 def _embedding_counter(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the chunks the index's model embeds (not the fast model, for the fast set)."""
     from sharc import vector_sync
+    from sharc.static_embedding import StaticEmbedder
 
     embedded: list[int] = []
     real = vector_sync._embed_records
 
     def counting(embedder: object, records: list, mode: str, root: Path):  # type: ignore[no-untyped-def]
-        embedded.append(len(records))
+        if not isinstance(embedder, StaticEmbedder):
+            embedded.append(len(records))
         return real(embedder, records, mode, root)  # type: ignore[arg-type]
 
     monkeypatch.setattr(vector_sync, "_embed_records", counting)
@@ -388,6 +391,15 @@ def _rewrite_as_before_the_journal(index_dir: Path, *, uncached: str) -> None:
             [(vk, _pack_int8(vector_of[key])) for id_, key, vk in rows if id_ != uncached],
         )
         connection.execute("DELETE FROM meta WHERE key = 'vector_layout'")
+        # Nor had it the fast set.
+        connection.execute("DELETE FROM fast_vectors")
+        connection.execute(
+            "DELETE FROM meta WHERE key IN ('fast_vector_state', 'fast_vectors_complete',"
+            " 'fast_model_id', 'searched_vectors')"
+        )
+    for name in ("vectors-fast.usearch", "vectors-fast-delta.usearch"):
+        (index_dir / name).unlink(missing_ok=True)
+        (index_dir / f"{name}.blake2b").unlink(missing_ok=True)
     older.save(index_dir / "vectors.usearch")
 
 

@@ -12,10 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 import sharc
-from sharc import cli_index
 from sharc.embedding import load_embedder
 from sharc.errors import ModelError
-from sharc.index import Index, Progress
+from sharc.index import Index
 from sharc.model_config import MINILM_DIRECTORY, expected_model_id, static_settings
 from sharc.static_embedding import StaticEmbedder, load_static_embedder
 
@@ -203,32 +202,6 @@ def test_sharc_index_model_fast(small_repo: Path, tmp_path: Path) -> None:
     found = sharc_cli("search", "hash a password with a salt", "--path", str(small_repo),
                       "--index-dir", index_dir, "--json", "--limit", "3")
     assert json.loads(found.stdout.splitlines()[0])["path"] == "taskboard/auth.py"
-
-
-def _progress(done: int, total: int) -> Progress:
-    return Progress(phase="embedding", chunks_done=done, chunks_total=total)
-
-
-@pytest.mark.parametrize(("total", "offered"), [(100_000, True), (1_500, False)])
-def test_a_long_embedding_offers_the_fast_model(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], total: int,
-    offered: bool,
-) -> None:
-    clock = iter([100.0, 103.0, 110.0, 120.0, 130.0])
-    monkeypatch.setattr(cli_index.time, "monotonic", lambda: next(clock))
-    seen: list[Progress] = []
-    offer = cli_index._FastModelOffer(seen.append, "path/to/repo")
-    for done in (0, 100, 500, 1000):
-        offer(_progress(done, total))
-    assert len(seen) == 4  # the progress display still gets every step
-    err = capsys.readouterr().err
-    if not offered:
-        assert err == ""
-        return
-    # 500 chunks in 10 s: 50 chunks/s, 99,500 left: 33 minutes; offered once, not switched.
-    assert err.count("hint:") == 1
-    assert "99,500 chunks left" in err and "about 33 minutes" in err
-    assert "sharc index --model fast path/to/repo" in err
 
 
 def test_the_mcp_server_builds_with_the_model_it_is_given(

@@ -14,6 +14,7 @@ import pytest
 import sharc
 from sharc import stores
 from sharc.index import Index
+from sharc.stores import DEFAULT_SET
 
 MAIN, DELTA = "vectors.usearch", "vectors-delta.usearch"
 
@@ -88,7 +89,7 @@ def test_removed_chunks_become_tombstones_that_search_never_returns(
     assert _tombstones(index_dir) >= len(removed) > 0
     hits = index.search("retry a failed call with exponential backoff", mode="semantic", limit=50)
     assert all(r.path != "taskboard/scheduler.py" for r in hits)
-    vectors = index._reader_vectors()
+    vectors = index._vectors.vectors(index._reader_manifest(), DEFAULT_SET)
     assert vectors is not None and len(vectors) == index.stats().chunks
 
 

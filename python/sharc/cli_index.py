@@ -11,17 +11,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 MAX_WARNINGS = 20  # per-file warnings printed after an update; the rest are counted
-#: Embedding left with the default model past which `sharc index` offers the fast model.
-FAST_HINT_SECONDS = 180.0
-#: Embedding measured this long before the estimate is trusted.
-FAST_HINT_AFTER_SECONDS = 5.0
-#: How many times faster the fast model indexes than the default one, for the estimate offered:
-#: embedding alone measured 79x on a sample (benches/speed/fast_model.py); the rest of indexing
-#: (chunking, keyword and vector writes) does not speed up, so the estimate keeps to 50x.
-FAST_MODEL_SPEEDUP = 50
+#: The default model's embedding is measured this long before `sharc index` estimates the rest.
+ESTIMATE_AFTER_SECONDS = 5.0
 
 if TYPE_CHECKING:
-    from sharc.index import Index, Progress
+    from sharc.index import Index, IndexStats, Progress
 
 
 def add_commands(
@@ -40,6 +34,10 @@ def add_commands(
                        " vector file now (updates do it when they pass a tenth of it)")
     index.add_argument("--keyword-only", action="store_true",
                        help="skip embeddings (keyword search only; fast)")
+    index.add_argument("--fast-vectors", action=argparse.BooleanOptionalAction, default=None,
+                       help="keep the fast model's vectors beside the model's: semantic search"
+                       " within seconds, on them until the model has embedded every chunk"
+                       " (default: on, or as the index remembers)")
     index.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
                        help="chunk and embed on a Ray cluster (host:port, ray://host:port or"
                        " auto; none: start one on this machine); needs sharc[ray], and the"
@@ -56,6 +54,10 @@ def add_commands(
                         " several roots as one, each hit naming its root")
     search.add_argument("--limit", "-n", type=int, default=10, help="results to show (default 10)")
     search.add_argument("--mode", choices=("hybrid", "semantic", "keyword"), default="hybrid")
+    search.add_argument("--vectors", choices=("fast", "default"), default=None,
+                        help="the vectors to search: the fast model's or the index model's"
+                        " (default: the model's once they cover every chunk, else the fast"
+                        " model's)")
     search.add_argument("--ext", action="append", default=[], metavar="EXT",
                         help="only files with this extension (repeatable)")
     search.add_argument("--lang", action="append", default=[], metavar="LANGUAGE",
@@ -127,11 +129,10 @@ def _index(args: argparse.Namespace) -> int:
         max_file_size=args.max_file_size if args.max_file_size != 1_000_000 else None,
         embed_anyway=args.embed_anyway,
         max_embedded_per_file=args.max_embedded_per_file,
+        fast_vectors=args.fast_vectors,
     )
     bar = _ProgressBar()
-    progress: Callable[[Progress], None] = bar
-    if not args.keyword_only and _builds_with_default_model(args, index):
-        progress = _FastModelOffer(bar, args.path)
+    progress = _SemanticReady(bar, args.path)
     executor = None
     if args.ray is not None:
         from sharc.distributed import RayExecutor, import_ray
@@ -146,7 +147,10 @@ def _index(args: argparse.Namespace) -> int:
         f"indexed {stats.root}: {stats.files} files, {stats.chunks} chunks"
         f" ({report.files_added} added, {report.files_changed} changed,"
         f" {report.files_deleted} deleted, {report.files_unchanged} unchanged;"
-        f" {report.chunks_embedded} chunks embedded; {stats.keyword_only_chunks} keyword-only"
+        f" {report.chunks_embedded} chunks embedded"
+        + (f" ({report.fast_chunks_embedded} by the fast model)"
+           if report.fast_chunks_embedded else "")
+        + f"; {stats.keyword_only_chunks} keyword-only"
         f" by policy in {stats.keyword_only_files} files) in {report.elapsed:.1f} s;"
         f" {len(report.skipped)} files skipped, {len(report.failed)} failed;"
         f" index {stats.size_bytes / 1e6:.1f} MB at {stats.index_dir}"
@@ -181,6 +185,7 @@ def _search(args: argparse.Namespace) -> int:
     options = dict(
         limit=args.limit, mode=args.mode, extensions=args.ext, languages=args.lang,
         path_prefix=args.under, path_glob=args.glob, include_tests=True if args.tests else None,
+        vectors=args.vectors,
     )
     if args.graph:
         if len(indexes) > 1:
@@ -202,7 +207,7 @@ def _search(args: argparse.Namespace) -> int:
                 "start_line": result.start_line, "end_line": result.end_line,
                 "score": round(result.score, 4), "kind": result.kind, "symbol": result.symbol,
                 "fqn": result.fqn, "language": result.language, "header": result.header,
-                "code": result.code,
+                "code": result.code, "vectors": response.vectors,
                 **({"called_by": list(result.called_by), "calls": list(result.calls)}
                    if args.graph else {}),
             }) + "\n")
@@ -219,6 +224,8 @@ def _search(args: argparse.Namespace) -> int:
         if args.code:
             out.write("".join(f"    {line}\n" for line in result.code.splitlines()))
     note = "" if response.complete else " (embeddings still being computed)"
+    if response.vectors:
+        note = f" ({response.vectors} vectors)" + note
     _message(f"{len(response)} results; arms: {', '.join(response.arms) or 'none'}{note}")
     return 0
 
@@ -239,6 +246,7 @@ def _status(args: argparse.Namespace) -> int:
         f" {stats.keyword_only_chunks} keyword-only by policy"
         f" in {stats.keyword_only_files} files)\n"
         f"model:     {stats.model or '-'} ({stats.embedding_mode or '-'})\n"
+        f"vectors:   {_vectors_line(stats)}\n"
         f"size:      {stats.size_bytes / 1e6:.1f} MB\n"
         f"updated:   {last}\n"
     )
@@ -264,60 +272,54 @@ def _mcp(args: argparse.Namespace) -> int:
     return 0
 
 
-def _builds_with_default_model(args: argparse.Namespace, index: Index) -> bool:
-    from sharc.model_config import DEFAULT_MODEL
-
-    if args.model is not None:
-        return str(args.model) == DEFAULT_MODEL
-    if not index.exists:
-        return True
-    remembered = index.stats().model  # empty while the index is keyword-only
-    return not remembered or remembered.startswith(DEFAULT_MODEL)
+def _vectors_line(stats: IndexStats) -> str:
+    """Both vector sets' progress, and the one search reads."""
+    embeddable = stats.chunks - stats.keyword_only_chunks
+    line = f"model {stats.embedded_chunks}/{embeddable}"
+    if stats.fast_embedded_chunks:
+        line += f", fast {stats.fast_embedded_chunks}/{embeddable}"
+    return line + f"; search reads {stats.searched_vectors or 'none (keyword only)'}"
 
 
-class _FastModelOffer:
-    """Passes progress on, and once the default model's embedding rate is known, offers the
-    fast model if the rest would take long: an estimate and the command, never a switch."""
+class _SemanticReady:
+    """Passes progress on, and says once when semantic search became available on the fast
+    vectors, with how long the default model should take for the rest (`sharc.fast_vectors`)."""
 
     def __init__(self, bar: Callable[[Progress], None], path: str) -> None:
         self.bar = bar
         self.path = path
+        self._said = False
         self._start: tuple[float, int] | None = None
-        self._offered = False
+        self._estimated = False
 
     def __call__(self, progress: Progress) -> None:
         self.bar(progress)
-        if self._offered or progress.phase != "embedding":
+        if progress.phase != "embedding" or progress.vectors != "default":
             return
+        if not self._said:
+            self._said = True
+            _message(
+                f"\rsemantic search is ready (fast vectors) after {progress.elapsed:.1f} s;"
+                f" the default model now embeds {progress.chunks_total:,} chunks in the"
+                " background of this run, and search switches to its vectors when they are"
+                " whole. Stopping keeps a searchable index; the next `sharc index` goes on.\033[K"
+            )
+        self._estimate(progress)
+
+    def _estimate(self, progress: Progress) -> None:
         now = time.monotonic()
         if self._start is None:
             self._start = (now, progress.chunks_done)
             return
         seconds, done = now - self._start[0], progress.chunks_done - self._start[1]
-        if seconds < FAST_HINT_AFTER_SECONDS or done <= 0:
+        if self._estimated or seconds < ESTIMATE_AFTER_SECONDS or done <= 0:
             return
-        self._offered = True
-        if not _fast_model_installed():
-            return
+        self._estimated = True
         rate = done / seconds
-        left = progress.chunks_total - progress.chunks_done
-        if left / rate < FAST_HINT_SECONDS:
-            return
-        fast = max(1.0, left / (rate * FAST_MODEL_SPEEDUP))
-        _message(
-            f"\rhint: {left:,} chunks left to embed at {rate:.0f} chunks/s: about"
-            f" {left / rate / 60:.0f} minutes with the default model. The fast model (static"
-            f" vectors distilled from it; a little less precise) would take about {fast:.0f} s:"
-            f" stop here (what is done is kept) and run `sharc index --model fast"
-            f" {self.path}`\033[K"
-        )
-
-
-def _fast_model_installed() -> bool:
-    """Whether the fast model's weights ship with this install (never offer what cannot run)."""
-    from sharc.model_config import STATIC_DIRECTORY, STATIC_SETTINGS_FILE
-
-    return (STATIC_DIRECTORY / STATIC_SETTINGS_FILE).is_file()
+        left = (progress.chunks_total - progress.chunks_done) / rate
+        if left >= 60:
+            _message(f"\rthe default model: {rate:.0f} chunks/s, about {left / 60:.0f} minutes"
+                     " left\033[K")
 
 
 class _ProgressBar:
@@ -334,8 +336,10 @@ class _ProgressBar:
         if now - self._last < 0.1 and progress.phase != "done":
             return
         self._last = now
-        if progress.phase == "embedding":
+        phase = progress.phase
+        if phase == "embedding":
             detail = f"{progress.chunks_done}/{progress.chunks_total} chunks"
+            phase = {"fast": "fast model", "default": "model"}.get(progress.vectors, phase)
         else:
             detail = f"{progress.files_done}/{progress.files_total} files"
         if progress.workers:
@@ -343,7 +347,7 @@ class _ProgressBar:
         width = 30
         filled = int(width * progress.percent / 100)
         sys.stderr.write(
-            f"\r{progress.phase:<10} [{'#' * filled}{'.' * (width - filled)}]"
+            f"\r{phase:<10} [{'#' * filled}{'.' * (width - filled)}]"
             f" {progress.percent:5.1f}%  {detail}  {progress.elapsed:.0f}s\033[K"
         )
         sys.stderr.flush()

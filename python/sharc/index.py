@@ -53,11 +53,10 @@ from sharc.search_types import SearchMode as SearchMode
 from sharc.search_types import SearchResponse as SearchResponse
 from sharc.search_types import SearchResult as SearchResult
 from sharc.stores import (
-    DELTA,
+    DEFAULT_SET,
+    FAST_SET,
     MANIFEST,
-    VECTOR_STATE,
-    VECTORS,
-    file_signature,
+    VectorSet,
     open_keyword,
     recorded_state,
     remove_index_files,
@@ -83,6 +82,7 @@ if TYPE_CHECKING:
     from sharc.ranking.graph import GraphFacts
     from sharc.ranking.pipeline import Arm
     from sharc.ranking.settings import RankingSettings
+    from sharc.vector_reader import VectorChoice
     from sharc.vector_segments import SegmentedVectors
 
 #: How many of the top search results get their callers and callees with `graph=True`.
@@ -109,7 +109,10 @@ class Index(AsyncIndexMethods):
         embed_anyway: Collection[str] | None = None,
         max_embedded_per_file: int | None = None,
         device: str = "auto",
+        fast_vectors: bool | None = None,
     ) -> None:
+        from sharc.vector_reader import VectorReader
+
         self.root = root
         self.index_dir = index_dir
         self._model_name = model
@@ -120,13 +123,17 @@ class Index(AsyncIndexMethods):
         # Bad rule names fail here, not in the middle of an update.
         policy_from_settings(None, off=embed_anyway, max_chunks_per_file=max_embedded_per_file)
         self._device = device
+        self._fast_vectors = fast_vectors
         self._embedder: Embedder | None = None
+        self._fast_embedder: Embedder | None = None
         self._embedder_lock = threading.Lock()
         self._reader_lock = threading.Lock()
         self._manifest: Manifest | None = None
         self._keyword: KeywordStore | None = None
-        self._vectors: SegmentedVectors | None = None
-        self._vectors_identity: tuple[object, ...] | None = None
+        self._vectors = VectorReader(
+            index_dir, embedder=self.embedder, fast_embedder=self.fast_embedder,
+            built_with_fast=lambda manifest: _built_with_fast(manifest),
+        )
         from sharc.ranking import DEFAULT_SETTINGS
 
         #: Arm weights, RRF constant, boosts and penalties (benchmarks tune them).
@@ -148,6 +155,7 @@ class Index(AsyncIndexMethods):
         embed_anyway: Collection[str] | None = None,
         max_embedded_per_file: int | None = None,
         device: str = "auto",
+        fast_vectors: bool | None = None,
     ) -> Index:
         """Open (without building) the index of `root`. `update()` builds or refreshes it.
 
@@ -155,7 +163,10 @@ class Index(AsyncIndexMethods):
         bundled all-MiniLM-L6-v2). Minified, generated, lockfile, data, source-map, snapshot and
         vendored files, and the chunks of a file beyond `max_embedded_per_file` (default 1000),
         are searchable by keyword only; `embed_anyway` names the rules to turn off (`"all"`, or
-        `()` for none). Settings given here are remembered by the index (None: as remembered).
+        `()` for none). `fast_vectors` (default on) keeps the fast model's vectors beside the
+        model's: search has them seconds into a cold index and reads them until the model's
+        cover every chunk (`sharc.fast_vectors`). Settings given here are remembered by the
+        index (None: as remembered).
         """
         root_path = Path(root).expanduser()
         if not root_path.exists():
@@ -180,6 +191,7 @@ class Index(AsyncIndexMethods):
             embed_anyway=embed_anyway,
             max_embedded_per_file=max_embedded_per_file,
             device=device,
+            fast_vectors=fast_vectors,
         )
 
     @property
@@ -201,6 +213,20 @@ class Index(AsyncIndexMethods):
                     model = str(stored) if stored else None
                 self._embedder = load_embedder(model, device=self._device)
             return self._embedder
+
+    def fast_embedder(self) -> Embedder:
+        """The fast model (`sharc.static_embedding`), loaded once: the fast set's vectors."""
+        from sharc.model_config import FAST_MODEL
+
+        with self._embedder_lock:
+            if self._fast_embedder is None:
+                if self._embedder is not None and self._model_name == FAST_MODEL:
+                    self._fast_embedder = self._embedder
+                else:
+                    from sharc.embedding import load_embedder
+
+                    self._fast_embedder = load_embedder(FAST_MODEL)
+            return self._fast_embedder
 
     # -- updating --------------------------------------------------------------------------
 
@@ -243,9 +269,11 @@ class Index(AsyncIndexMethods):
                 embed_anyway=self._embed_anyway,
                 max_embedded_per_file=self._max_embedded_per_file,
                 device=self._device,
+                fast_vectors=self._fast_vectors,
             ),
             load_embedder=self._embedder_for,
             loaded_embedder=self._loaded_embedder,
+            load_fast_embedder=self.fast_embedder,
             executor=executor,
         )
         try:
@@ -311,33 +339,14 @@ class Index(AsyncIndexMethods):
                     ) from None
                 time.sleep(0.1)
 
-    def _reader_vectors(self) -> SegmentedVectors | None:
-        """The main vector file and its delta (`sharc.vector_segments`), reloaded when a
-        writer has changed them."""
-        from sharc.vector_segments import open_for_search
-
-        manifest = self._reader_manifest()
-        with self._reader_lock:
-            identity = (
-                file_signature(self.index_dir / VECTORS),
-                file_signature(self.index_dir / DELTA),
-                manifest.get_meta(VECTOR_STATE),  # the tombstones change with it
-            )
-            if identity[:2] == (None, None):
-                return None
-            if self._vectors is None or identity != self._vectors_identity:
-                self._vectors = open_for_search(self.index_dir, manifest, self._vectors)
-                self._vectors_identity = identity
-            return self._vectors
-
     def _forget_readers(self) -> None:
         with self._reader_lock:
             if self._manifest is not None:
                 self._manifest.close()
             if self._keyword is not None:
                 self._keyword.close()
-            self._manifest = self._keyword = self._vectors = None
-            self._vectors_identity = None
+            self._manifest = self._keyword = None
+            self._vectors.forget()
 
     def search(
         self,
@@ -352,6 +361,7 @@ class Index(AsyncIndexMethods):
         include_tests: bool | None = None,
         max_per_file: int | None = 2,
         graph: bool = False,
+        vectors: VectorChoice | None = None,
     ) -> SearchResponse:
         """Hybrid search: BM25 and vector candidates ranked by `sharc.ranking.rank`.
 
@@ -359,6 +369,9 @@ class Index(AsyncIndexMethods):
         on vectors. Tests, docs, generated and vendored code rank lower unless the query asks
         for them. Results are spread across files (`max_per_file` in the top list). With
         `graph`, the top `GRAPH_HITS` results carry `called_by` and `calls` (`sharc.graph`).
+        `vectors` picks the vector set: `"fast"` (the fast model's), `"default"` (the index's
+        model's), or None: the default model's once they cover every chunk, the fast model's
+        until then (`SearchResponse.vectors` says which answered).
         """
         from sharc import ranking
         from sharc.ranking.visibility import definition_finder
@@ -369,7 +382,7 @@ class Index(AsyncIndexMethods):
         manifest = self._reader_manifest()
         query = query.strip()
         if not query:
-            return SearchResponse([], (), "empty", True)
+            return SearchResponse([], (), "empty", True, None)
         arms: dict[str, ranking.pipeline.Arm] = {}
         unseen: ranking.pipeline.UnseenFinder | None = None
         complete = True
@@ -379,15 +392,20 @@ class Index(AsyncIndexMethods):
         stale: set[int] = set()
         if mode in ("hybrid", "keyword"):
             arms[ranking.KEYWORD] = self._keyword_arm(languages, path_prefix, keys)
+        searched = None
         if mode in ("hybrid", "semantic"):
-            # Kept by the writer: counting embedded chunks here would cost a join per query.
-            complete = manifest.get_meta("vectors_complete") == "1"
-            vectors = self._reader_vectors()
-            if vectors is not None and len(vectors):
-                arms[ranking.SEMANTIC] = self._semantic_arm(manifest, vectors, stale)
-                unseen = unseen_by_vectors(keys, vectors, stale)
+            searched = self._vectors.choose(manifest, vectors)
+            if searched is not None:
+                # Kept by the writer: counting embedded chunks would cost a join per query.
+                complete = searched.complete
+                arms[ranking.SEMANTIC] = self._semantic_arm(
+                    manifest, searched.vectors, stale, searched.embedder
+                )
+                unseen = unseen_by_vectors(keys, searched.vectors, stale)
             elif mode == "semantic":
                 raise NotIndexedError(f"{self.root} has no vectors yet; run `sharc index` first")
+            else:
+                complete = manifest.get_meta(DEFAULT_SET.complete) == "1"
         ranked = ranking.rank(
             query, arms, manifest.rank_records_by_id, limit=limit,
             settings=self.ranking_settings,
@@ -410,7 +428,10 @@ class Index(AsyncIndexMethods):
         ]
         if graph and manifest.has_references():
             results = _with_neighbours(results, manifest)
-        return SearchResponse(results, ranked.arms, ranked.kind.value, complete)
+        return SearchResponse(
+            results, ranked.arms, ranked.kind.value, complete,
+            searched.name if searched is not None and ranking.SEMANTIC in ranked.arms else None,
+        )
 
     def _keyword_arm(
         self, languages: Sequence[str], path_prefix: str | None, keys: dict[str, int] | None = None
@@ -432,12 +453,18 @@ class Index(AsyncIndexMethods):
         return search
 
     def _semantic_arm(
-        self, manifest: Manifest, vectors: SegmentedVectors, stale: set[int] | None = None
+        self,
+        manifest: Manifest,
+        vectors: SegmentedVectors,
+        stale: set[int] | None = None,
+        embedder: Callable[[], Embedder] | None = None,
     ) -> Arm:
-        """Vector hits, as chunk ids; the keys of hits no chunk has any more go into `stale`."""
+        """Vector hits, as chunk ids; the keys of hits no chunk has any more go into `stale`.
+        `embedder` embeds the query (the index's model unless told)."""
+        embedder = embedder or self.embedder
 
         def search(query: str, depth: int) -> list[tuple[str, float]]:
-            query_vector = self.embedder().embed_queries([query])[0]
+            query_vector = embedder().embed_queries([query])[0]
             hits_by_key = vectors.search(query_vector, depth)
             ids_by_key = manifest.ids_by_key([key for key, _ in hits_by_key])
             if stale is not None:
@@ -484,7 +511,11 @@ class Index(AsyncIndexMethods):
             index_dir=str(self.index_dir),
             files=files,
             chunks=chunks,
-            embedded_chunks=self._count_embedded(manifest),
+            embedded_chunks=self._count_embedded(manifest, DEFAULT_SET),
+            fast_embedded_chunks=(
+                0 if _built_with_fast(manifest) else self._count_embedded(manifest, FAST_SET)
+            ),
+            searched_vectors=self._vectors.searched_name(manifest),
             keyword_only_chunks=keyword_only_chunks,
             keyword_only_files=keyword_only_files,
             model=str(settings.get("model_id", "")),
@@ -494,13 +525,13 @@ class Index(AsyncIndexMethods):
             generation=manifest.generation(),
         )
 
-    def _count_embedded(self, manifest: Manifest) -> int:
-        recorded = recorded_state(manifest, self.index_dir)
+    def _count_embedded(self, manifest: Manifest, vector_set: VectorSet) -> int:
+        recorded = recorded_state(manifest, self.index_dir, vector_set)
         if recorded is not None:
             return recorded.embedded  # counted by the writer: usearch stays unread
         import numpy as np
 
-        vectors = self._reader_vectors()
+        vectors = self._vectors.vectors(manifest, vector_set)
         if vectors is None or not len(vectors):
             return 0
         keys = np.fromiter(manifest.chunk_keys(), dtype=np.uint64)
@@ -517,6 +548,13 @@ class Index(AsyncIndexMethods):
 
 
 # -- helpers -------------------------------------------------------------------------------
+
+
+def _built_with_fast(manifest: Manifest) -> bool:
+    """Whether the index's own model is the fast model (its one set is then the fast one)."""
+    from sharc.model_config import FAST_MODEL
+
+    return stored_settings(manifest).get("model") == FAST_MODEL
 
 
 def chunk_text(manifest: Manifest, chunk_id: str) -> str | None:

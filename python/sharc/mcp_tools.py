@@ -347,6 +347,10 @@ def _progress_line(status: LiveStatus) -> str:
         detail = f", {other['phase']} {other.get('percent', 0):.0f}%" if "phase" in other else ""
         return f"being indexed by another process (pid {pid}{detail})"
     parts = [status.phase or status.state]
+    if status.phase == "embedding" and status.vectors:
+        parts[0] = {"fast": "embedding (fast model)", "default": "embedding (model)"}.get(
+            status.vectors, parts[0]
+        )
     if status.phase == "embedding" and status.chunks_total:
         parts.append(f"{status.chunks_done}/{status.chunks_total} chunks")
     elif status.files_total:
@@ -385,6 +389,8 @@ def _format_results(root: Path, query: str, response: Any, status: LiveStatus) -
         lines.append(f"No results for {query!r} in {root}.")
     else:
         arms = " + ".join(response.arms) or "none"
+        if response.vectors:
+            arms += f"; {response.vectors} vectors"
         lines.append(f"Found {len(response)} result(s) for {query!r} in {root} ({arms}).")
     if status.busy or status.other_process:
         lines.append(
@@ -393,6 +399,11 @@ def _format_results(root: Path, query: str, response: Any, status: LiveStatus) -
         )
     elif not response.complete:
         lines.append("Note: embeddings are still being computed; semantic results are partial.")
+    if response.vectors == "fast" and status.searched_vectors == "fast" and status.busy:
+        lines.append(
+            "Note: semantic results use the fast model's vectors until the default model has"
+            " embedded every chunk."
+        )
     for rank, hit in enumerate(response, 1):
         name = hit.fqn or hit.symbol
         lines.append("")

@@ -9,7 +9,8 @@ normalises its scores over its own candidates, so its best hit scores near 1 how
 
 Vector similarities share a scale only under one model: semantic and hybrid search need the
 indexes that have vectors to share their model (keyword search takes any mix), and the query is
-embedded once. BM25 scores keep each index's own term statistics, as in that index alone.
+embedded once. The indexes read one vector set (`sharc.fast_vectors`): the default model's when
+every one of them reads it, else the fast model's where they have it. BM25 scores keep each index's own term statistics, as in that index alone.
 
 Each hit is a `RootedResult`: a `SearchResult` that names the root it came from.
 """
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     from sharc.manifest import Manifest, RankRecord
     from sharc.ranking.pipeline import Arm, UnseenFinder
     from sharc.ranking.visibility import DefinitionFacts
+    from sharc.vector_reader import SearchedVectors, VectorChoice
     from sharc.vector_segments import SegmentedVectors
 
 #: Ranking keys files by path (file coherence, results per file) and reads words and the test,
@@ -68,6 +70,7 @@ def search_many(
     path_glob: str | None = None,
     include_tests: bool | None = None,
     max_per_file: int | None = 2,
+    vectors: VectorChoice | None = None,
 ) -> SearchResponse:
     """Search several indexes as one: the hits of every root ranked on one score scale.
 
@@ -90,7 +93,7 @@ def search_many(
         return _search(
             opened, query.strip(), limit=limit, mode=mode,
             filters=SearchFilters(tuple(extensions), tuple(languages), path_prefix, path_glob),
-            include_tests=include_tests, max_per_file=max_per_file,
+            include_tests=include_tests, max_per_file=max_per_file, vectors=vectors,
         )
     finally:
         for index, item in zip(opened, indexes):
@@ -107,12 +110,14 @@ def _search(
     filters: SearchFilters,
     include_tests: bool | None,
     max_per_file: int | None,
+    vectors: VectorChoice | None,
 ) -> SearchResponse:
     from sharc import ranking
 
     manifests = [index._reader_manifest() for index in indexes]
     if not query:
-        return SearchResponse([], (), "empty", True)
+        return SearchResponse([], (), "empty", True, None)
+    searched_name = None
     arms: dict[str, Arm] = {}
     unseen: UnseenFinder | None = None
     complete = True
@@ -126,9 +131,12 @@ def _search(
             for number, index in enumerate(indexes)
         ])
     if mode in ("hybrid", "semantic"):
-        complete = all(m.get_meta("vectors_complete") == "1" for m in manifests)
-        stores = [index._reader_vectors() for index in indexes]
-        semantic = _semantic_arms(indexes, manifests, stores, stale)
+        searched = _searched_vectors(indexes, manifests, vectors)
+        chosen = [s for s in searched if s is not None]
+        complete = all(s.complete for s in chosen) if chosen else False
+        searched_name = chosen[0].name if chosen else None
+        stores = [None if s is None else s.vectors for s in searched]
+        semantic = _semantic_arms(indexes, manifests, searched, stale)
         if semantic:
             arms[ranking.SEMANTIC] = _pooled(semantic)
             unseen = _unseen_finder(stores, keys, stale)
@@ -160,7 +168,10 @@ def _search(
                 language=r.language, header=r.header, code=r.code, id=r.id,
                 root=str(indexes[number].root),
             ))
-    return SearchResponse(results, ranked.arms, ranked.kind.value, complete)
+    return SearchResponse(
+        results, ranked.arms, ranked.kind.value, complete,
+        searched_name if ranking.SEMANTIC in ranked.arms else None,
+    )
 
 
 def _text_reader(manifests: list[Manifest]) -> Callable[[str], str | None]:
@@ -182,25 +193,47 @@ def _refuse_duplicates(indexes: list[Index]) -> None:
         seen[key] = index
 
 
+def _searched_vectors(
+    indexes: list[Index], manifests: list[Manifest], asked: VectorChoice | None
+) -> list[SearchedVectors | None]:
+    """Per index, the vectors it reads: those `asked` for, else one set for all: the default
+    model's when every index reads it, the fast model's where one does not yet."""
+    if asked is None:
+        names = {index._vectors.searched_name(m) for index, m in zip(indexes, manifests)}
+        asked = "fast" if "fast" in names else None
+    searched: list[SearchedVectors | None] = []
+    for index, manifest in zip(indexes, manifests):
+        try:
+            searched.append(index._vectors.choose(manifest, asked))
+        except NotIndexedError:  # no fast set here (turned off): its model's, if the same
+            searched.append(index._vectors.choose(manifest, None))
+    return searched
+
+
 def _semantic_arms(
     indexes: list[Index],
     manifests: list[Manifest],
-    stores: list[SegmentedVectors | None],
+    searched: list[SearchedVectors | None],
     stale: list[set[int]],
 ) -> list[Arm | None]:
     """Per index, its vector arm (None without vectors), all fed one query vector; the keys of
     hits no chunk has any more go into the index's `stale` set."""
-    with_vectors = [n for n, store in enumerate(stores) if store is not None and len(store)]
+    with_vectors = [n for n, chosen in enumerate(searched) if chosen is not None]
     if not with_vectors:
         return []
-    models = {str(stored_settings(manifests[n]).get("model_id", "")): n for n in with_vectors}
+    models = {
+        _model_of(searched[n], manifests[n]): n  # type: ignore[arg-type]
+        for n in with_vectors
+    }
     if len(models) > 1:
         named = ", ".join(f"{indexes[n].root} ({model or 'unknown'})" for model, n in models.items())
         raise ValueError(
             f"these indexes were built with different models, whose similarities are not on"
             f" one scale: {named}; search them with mode='keyword', or one at a time"
         )
-    embedder = indexes[with_vectors[0]].embedder
+    first = searched[with_vectors[0]]
+    assert first is not None
+    embedder = first.embedder
     vectors: dict[str, np.ndarray] = {}
 
     def query_vector(query: str) -> np.ndarray:
@@ -210,10 +243,17 @@ def _semantic_arms(
 
     arms: list[Arm | None] = [None] * len(indexes)
     for n in with_vectors:
-        store = stores[n]
-        assert store is not None
-        arms[n] = _vector_arm(manifests[n], store, query_vector, stale[n])
+        chosen = searched[n]
+        assert chosen is not None
+        arms[n] = _vector_arm(manifests[n], chosen.vectors, query_vector, stale[n])
     return arms
+
+
+def _model_of(searched: SearchedVectors, manifest: Manifest) -> str:
+    """The model whose vectors an index reads: the fast model, or the index's."""
+    if searched.name == "fast":
+        return "fast"
+    return str(stored_settings(manifest).get("model_id", ""))
 
 
 def _vector_arm(

@@ -47,7 +47,10 @@ class SearchResponse(Sequence[SearchResult]):
     results: list[SearchResult]
     arms: tuple[str, ...]
     query_kind: str
-    complete: bool  # False while vectors are still being computed
+    complete: bool  # False while the vectors searched are still being computed
+    #: The vectors the semantic arm read: "fast" (the fast model's), "default" (the index's
+    #: model's), None when no vectors answered (`sharc.fast_vectors`).
+    vectors: str | None = None
 
     def __getitem__(self, index):  # type: ignore[no-untyped-def, override]
         return self.results[index]
@@ -76,6 +79,10 @@ class IndexStats:
     size_bytes: int
     last_update: float | None
     generation: int
+    #: Chunks with a fast-model vector beside the model's (`sharc.fast_vectors`; 0 without).
+    fast_embedded_chunks: int = 0
+    #: The vectors a search reads unless told: "fast", "default", None (none yet).
+    searched_vectors: str | None = None
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,8 @@
     keyword/                 tantivy BM25 index over code-aware tokens (derived from the manifest)
     vectors.usearch          usearch ANN index of chunk vectors, the one copy of each
     vectors-delta.usearch    the vectors added since the main file was last compacted
+    vectors-fast*.usearch    the same for the fast model's vectors (`FAST_SET`), beside the
+                             default model's: search reads them until the default set is whole
     writer.lock              held by the one process that writes
 
 Both the writer (`sharc.writer`) and the reader (`sharc.index`) open them from here. Nothing
@@ -33,11 +35,50 @@ DELTA = "vectors-delta.usearch"
 WRITER_LOCK = "writer.lock"
 #: The manifest's meta key for the recorded `VectorsState`.
 VECTOR_STATE = "vector_state"
+#: The manifest's meta key naming the vector set search reads (`VectorSet.name`); absent in an
+#: index from before the fast set, which has the default set only.
+SEARCHED_VECTORS = "searched_vectors"
 
 #: A compaction folds the delta into the main file once the delta and the tombstones would
 #: pass this share of it (and this many vectors: below that, the delta costs search nothing).
 COMPACT_SHARE = 0.1
 COMPACT_MIN_VECTORS = 10_000
+
+
+@dataclass(frozen=True)
+class VectorSet:
+    """Where one set of vectors lives: its usearch files, its journal and tombstone tables in
+    the manifest, and its meta keys. Both sets key a chunk's vector by the chunk's key."""
+
+    name: str  # "default": the index's model; "fast": the fast model's, beside it
+    main: str  # file names in the index directory
+    delta: str
+    journal: str  # manifest tables
+    tombstones: str
+    state: str  # meta keys: the recorded `VectorsState`, and whether the set is whole
+    complete: str
+
+
+DEFAULT_SET = VectorSet(
+    "default", VECTORS, DELTA, "vectors", "vector_tombstones", VECTOR_STATE, "vectors_complete"
+)
+FAST_SET = VectorSet(
+    "fast",
+    "vectors-fast.usearch",
+    "vectors-fast-delta.usearch",
+    "fast_vectors",
+    "fast_vector_tombstones",
+    "fast_vector_state",
+    "fast_vectors_complete",
+)
+#: The fast set's meta key for the id of the model that made its vectors: its journal is keyed
+#: by the chunks' vector keys, which name the default model, so another fast model empties it.
+FAST_MODEL_ID = "fast_model_id"
+
+
+def searched_set(manifest: Manifest) -> VectorSet:
+    """The vector set search reads unless asked for another (`SEARCHED_VECTORS`)."""
+    return FAST_SET if manifest.get_meta(SEARCHED_VECTORS) == FAST_SET.name else DEFAULT_SET
 
 
 def writer_lock(index_dir: Path, root: Path) -> WriterLock:
@@ -84,9 +125,9 @@ class VectorsState:
     delta_vectors: int
     tombstones: int
 
-    def record(self, manifest: Manifest) -> None:
-        """Store this state in the manifest (uncommitted)."""
-        manifest.set_meta(VECTOR_STATE, json.dumps(asdict(self)))
+    def record(self, manifest: Manifest, vector_set: VectorSet = DEFAULT_SET) -> None:
+        """Store this state as `vector_set`'s in the manifest (uncommitted)."""
+        manifest.set_meta(vector_set.state, json.dumps(asdict(self)))
 
     def needs_compaction(self, changes: int) -> bool:
         """Whether `changes` more delta vectors and tombstones would pass the threshold."""
@@ -94,10 +135,13 @@ class VectorsState:
         return pending > max(COMPACT_MIN_VECTORS, COMPACT_SHARE * self.main_vectors)
 
 
-def recorded_state(manifest: Manifest, index_dir: Path) -> VectorsState | None:
-    """The recorded state, if the vectors are still in it: the generation and both files are
-    those recorded and the journal is empty. None: compare the vectors key by key."""
-    raw = manifest.get_meta(VECTOR_STATE)
+def recorded_state(
+    manifest: Manifest, index_dir: Path, vector_set: VectorSet = DEFAULT_SET
+) -> VectorsState | None:
+    """The recorded state of `vector_set`, if its vectors are still in it: the generation and
+    both files are those recorded and the journal is empty. None: compare the vectors key by
+    key."""
+    raw = manifest.get_meta(vector_set.state)
     if not raw:
         return None
     try:
@@ -106,9 +150,9 @@ def recorded_state(manifest: Manifest, index_dir: Path) -> VectorsState | None:
         return None  # written by another version
     if (
         state.generation != manifest.generation()
-        or state.main != file_signature(index_dir / VECTORS)
-        or state.delta != file_signature(index_dir / DELTA)
-        or manifest.has_journaled_vectors()
+        or state.main != file_signature(index_dir / vector_set.main)
+        or state.delta != file_signature(index_dir / vector_set.delta)
+        or manifest.journal(vector_set).has_journaled_vectors()
     ):
         return None
     return state

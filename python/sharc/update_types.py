@@ -28,13 +28,21 @@ class Progress:
     chunks_total: int = 0
     elapsed: float = 0.0
     workers: int = 0  # workers alive, on a cluster (`sharc.distributed`); 0 in-process
+    #: While embedding, the vector set (`sharc.fast_vectors`): "fast" (the fast model's, first,
+    #: seconds), "default" (the index's model's, after it), "" where the index has one set.
+    vectors: str = ""
 
     @property
     def percent(self) -> float:
         if self.phase == "done":
             return 100.0
         if self.phase == "embedding" and self.chunks_total:
-            return 50.0 + 50.0 * self.chunks_done / self.chunks_total
+            share = self.chunks_done / self.chunks_total
+            if self.vectors == "fast":
+                return 50.0 + 5.0 * share
+            if self.vectors == "default":
+                return 55.0 + 45.0 * share
+            return 50.0 + 50.0 * share
         if self.files_total:
             return 50.0 * self.files_done / self.files_total
         return 0.0
@@ -51,6 +59,8 @@ class UpdateReport:
     chunks_added: int = 0
     chunks_removed: int = 0
     chunks_embedded: int = 0
+    #: Chunks the fast model embedded for the fast set (`sharc.fast_vectors`).
+    fast_chunks_embedded: int = 0
     skipped: list[tuple[str, str]] = field(default_factory=list)
     #: Files chunked this time whose chunks (all, or those over the budget) the embedding
     #: policy keeps from the model, with why: they are searchable by keyword only.

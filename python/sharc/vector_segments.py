@@ -4,6 +4,9 @@
     vectors-delta.usearch    vectors added since the last compaction (small, rewritten whole)
     vector_tombstones        (a manifest table) keys of the main file that no longer count
 
+Each vector set (`sharc.stores.VectorSet`: the index's model, and the fast model's beside it)
+has its own files, journal and tombstones; every function here takes the set it works on.
+
 An update that changes a few chunks writes only the delta and the tombstones, so its cost
 follows the change, not the index. Search reads the main file less its tombstones, and the
 delta (`SegmentedVectors`). A key always holds the vector of its chunk's text, so a vector found
@@ -29,7 +32,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sharc.errors import IndexCorruptError
-from sharc.stores import DELTA, VECTORS, VectorsState, file_signature
+from sharc.stores import DEFAULT_SET, VectorSet, VectorsState, file_signature
 
 if TYPE_CHECKING:
     from sharc.manifest import Manifest
@@ -38,23 +41,27 @@ if TYPE_CHECKING:
 VECTOR_BLOCK_CHUNKS = 2000  # vectors copied at a time between stores
 
 
-def load_main(index_dir: Path, dimension: int, manifest: Manifest) -> VectorStore:
+def load_main(
+    index_dir: Path, dimension: int, manifest: Manifest, vector_set: VectorSet = DEFAULT_SET
+) -> VectorStore:
     """The main file, loaded to be written; empty when it is missing, damaged or of another
     dimension (vectors then come from the journal, or the model)."""
     from sharc.vectors import VectorStore
 
-    store = _load(index_dir / VECTORS, dimension, view=False)
+    store = _load(index_dir / vector_set.main, dimension, view=False)
     if store is None:
         return VectorStore(dimension)
-    return _upgraded(manifest, store)
+    return _upgraded(manifest, store, vector_set)
 
 
-def load_for_compaction(index_dir: Path, dimension: int, manifest: Manifest) -> VectorStore:
+def load_for_compaction(
+    index_dir: Path, dimension: int, manifest: Manifest, vector_set: VectorSet = DEFAULT_SET
+) -> VectorStore:
     """Every vector as one writable store: the main file with the delta folded in. Tombstoned
     keys stay until the keys are compared with the manifest's: their vectors may serve chunks
     with the same text."""
-    store = load_main(index_dir, dimension, manifest)
-    delta = _load(index_dir / DELTA, dimension, view=False)
+    store = load_main(index_dir, dimension, manifest, vector_set)
+    delta = _load(index_dir / vector_set.delta, dimension, view=False)
     if delta is not None:
         keys = delta.keys()
         for start in range(0, len(keys), VECTOR_BLOCK_CHUNKS):
@@ -62,32 +69,50 @@ def load_for_compaction(index_dir: Path, dimension: int, manifest: Manifest) -> 
     return store
 
 
-def has_segments(index_dir: Path, manifest: Manifest) -> bool:
+def has_segments(index_dir: Path, manifest: Manifest, vector_set: VectorSet = DEFAULT_SET) -> bool:
     """Whether a delta or tombstones wait to be folded into the main file."""
-    return (index_dir / DELTA).exists() or manifest.count_vector_tombstones() > 0
+    journal = manifest.journal(vector_set)
+    return (index_dir / vector_set.delta).exists() or journal.count_vector_tombstones() > 0
 
 
-def save_compacted(index_dir: Path, manifest: Manifest, store: VectorStore) -> None:
+def save_compacted(
+    index_dir: Path, manifest: Manifest, store: VectorStore, vector_set: VectorSet = DEFAULT_SET
+) -> None:
     """Save `store` as the main file, then drop the journal and the tombstones (the file holds
     every journaled vector and none of those keys), then the delta (folded into the file)."""
-    store.save(index_dir / VECTORS)
-    manifest.clear_vectors()
-    manifest.clear_vector_tombstones()
+    store.save(index_dir / vector_set.main)
+    journal = manifest.journal(vector_set)
+    journal.clear_vectors()
+    journal.clear_vector_tombstones()
     manifest.commit()
-    _remove(index_dir / DELTA)
+    _remove(index_dir / vector_set.delta)
 
 
-def load_delta(index_dir: Path, dimension: int) -> VectorStore:
+def load_delta(index_dir: Path, dimension: int, vector_set: VectorSet = DEFAULT_SET) -> VectorStore:
     from sharc.vectors import VectorStore
 
-    return _load(index_dir / DELTA, dimension, view=False) or VectorStore(dimension)
+    return _load(index_dir / vector_set.delta, dimension, view=False) or VectorStore(dimension)
 
 
-def save_delta(index_dir: Path, manifest: Manifest, delta: VectorStore) -> None:
+def save_delta(
+    index_dir: Path, manifest: Manifest, delta: VectorStore, vector_set: VectorSet = DEFAULT_SET
+) -> None:
     """Save the delta, then drop the journal (the delta holds every journaled vector)."""
-    delta.save(index_dir / DELTA)
-    manifest.clear_vectors()
+    delta.save(index_dir / vector_set.delta)
+    manifest.journal(vector_set).clear_vectors()
     manifest.commit()
+
+
+def remove_set(index_dir: Path, manifest: Manifest, vector_set: VectorSet) -> None:
+    """Drop a vector set: its files, journal, tombstones and recorded state (uncommitted
+    rows; the files go at once)."""
+    _remove(index_dir / vector_set.main)
+    _remove(index_dir / vector_set.delta)
+    journal = manifest.journal(vector_set)
+    journal.clear_vectors()
+    journal.clear_vector_tombstones()
+    manifest.set_meta(vector_set.state, "")
+    manifest.set_meta(vector_set.complete, "0")
 
 
 def state_after(
@@ -98,17 +123,18 @@ def state_after(
     embedded: int,
     main_vectors: int,
     delta_vectors: int,
+    vector_set: VectorSet = DEFAULT_SET,
 ) -> VectorsState:
     """The state to record once the vectors are in line with the manifest as it is now."""
     return VectorsState(
         generation=manifest.generation(),
         dimension=dimension,
         embedded=embedded,
-        main=file_signature(index_dir / VECTORS),
-        delta=file_signature(index_dir / DELTA),
+        main=file_signature(index_dir / vector_set.main),
+        delta=file_signature(index_dir / vector_set.delta),
         main_vectors=main_vectors,
         delta_vectors=delta_vectors,
-        tombstones=manifest.count_vector_tombstones(),
+        tombstones=manifest.journal(vector_set).count_vector_tombstones(),
     )
 
 
@@ -117,8 +143,10 @@ class MainAndDelta:
     file (memory-mapped, and only when the delta lacks a key). Tombstoned keys serve too: their
     vectors no longer count for search, but still hold their text's vector."""
 
-    def __init__(self, index_dir: Path, delta: VectorStore) -> None:
-        self._index_dir = index_dir
+    def __init__(
+        self, index_dir: Path, delta: VectorStore, vector_set: VectorSet = DEFAULT_SET
+    ) -> None:
+        self._main_path = index_dir / vector_set.main
         self._delta = delta
         self._main: VectorStore | None = None
         self._opened = False
@@ -143,9 +171,7 @@ class MainAndDelta:
         if not self._opened:
             self._opened = True
             # In the recorded state: the file the writer saved and checked (no digest again).
-            self._main = _load(
-                self._index_dir / VECTORS, self._delta.dimension, view=True, verify=False
-            )
+            self._main = _load(self._main_path, self._delta.dimension, view=True, verify=False)
         return self._main
 
 
@@ -224,28 +250,34 @@ class _MainKeys:
 
 
 def open_for_search(
-    index_dir: Path, manifest: Manifest, previous: SegmentedVectors | None = None
+    index_dir: Path,
+    manifest: Manifest,
+    previous: SegmentedVectors | None = None,
+    vector_set: VectorSet = DEFAULT_SET,
 ) -> SegmentedVectors | None:
-    """The vectors as search reads them (None when there are none yet). A file unchanged since
-    `previous` was opened is not loaded (nor its digest checked) again."""
+    """The vectors of `vector_set` as search reads them (None when there are none yet). A
+    file unchanged since `previous` (of the same set) was opened is not loaded (nor its digest
+    checked) again."""
     from sharc.vectors import VectorStore
 
-    signatures = (file_signature(index_dir / VECTORS), file_signature(index_dir / DELTA))
+    main_path, delta_path = index_dir / vector_set.main, index_dir / vector_set.delta
+    signatures = (file_signature(main_path), file_signature(delta_path))
     main = delta = None
     if previous is not None and previous.signatures[0] == signatures[0]:
         main = previous._main
     elif signatures[0] is not None:
-        main = VectorStore.load(index_dir / VECTORS, view=True)
+        main = VectorStore.load(main_path, view=True)
     if previous is not None and previous.signatures[1] == signatures[1]:
         delta = previous._delta
     elif signatures[1] is not None:
         try:
-            delta = VectorStore.load(index_dir / DELTA, view=True)
+            delta = VectorStore.load(delta_path, view=True)
         except (IndexCorruptError, FileNotFoundError):
             delta = None  # damaged (the next update rebuilds it) or just folded in
     if main is None and delta is None:
         return None
-    tombstones = frozenset(manifest.vector_tombstones()) if main is not None else frozenset()
+    journal = manifest.journal(vector_set)
+    tombstones = frozenset(journal.vector_tombstones()) if main is not None else frozenset()
     return SegmentedVectors(main, delta, tombstones, signatures)
 
 
@@ -261,7 +293,7 @@ def _load(path: Path, dimension: int, *, view: bool, verify: bool = True) -> Vec
     return store if store.dimension == dimension else None
 
 
-def _upgraded(manifest: Manifest, store: VectorStore) -> VectorStore:
+def _upgraded(manifest: Manifest, store: VectorStore, vector_set: VectorSet) -> VectorStore:
     """The vectors of an index written before the journal, ready to be brought in line.
 
     Such an index kept every vector in the manifest as well, and kept a chunk's key when its
@@ -270,9 +302,10 @@ def _upgraded(manifest: Manifest, store: VectorStore) -> VectorStore:
     """
     from sharc.vectors import VectorStore
 
-    if manifest.journals_vectors:
+    journal = manifest.journal(vector_set)
+    if journal.journals_vectors:
         return store
-    store.remove(manifest.keys_without_vector())
+    store.remove(journal.keys_without_vector())
     if store.dtype == "i8":
         return store
     upgraded = VectorStore(store.dimension)

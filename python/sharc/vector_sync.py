@@ -30,7 +30,7 @@ import numpy as np
 
 from sharc.errors import CancelledError
 from sharc.manifest import ChunkPlace, ChunkRecord, Manifest, RemovedChunk
-from sharc.stores import VECTORS, VectorsState
+from sharc.stores import DEFAULT_SET, VectorSet, VectorsState
 from sharc.vector_segments import (
     MainAndDelta,
     has_segments,
@@ -81,6 +81,7 @@ class VectorSync:
     result: UpdateReport
     report: Callable[..., None]
     is_cancelled: Callable[[], bool]
+    vector_set: VectorSet = DEFAULT_SET
     _embedder: Embedder | None = field(default=None, init=False)
     vectors: VectorStore = field(init=False)
     sources: VectorStore | MainAndDelta = field(init=False)
@@ -94,12 +95,13 @@ class VectorSync:
         with the same text. Keys no embedded chunk has go (keyword-only chunks included).
         `fold`: rewrite the main file even if no key changed (`sharc index --compact`).
         """
-        manifest, index_dir = self.manifest, self.index_dir
-        fold = fold or has_segments(index_dir, manifest)
+        manifest, index_dir, vector_set = self.manifest, self.index_dir, self.vector_set
+        journal = manifest.journal(vector_set)
+        fold = fold or has_segments(index_dir, manifest, vector_set)
         vectors = self.vectors = self.sources = load_for_compaction(
-            index_dir, self.dimension, manifest
+            index_dir, self.dimension, manifest, vector_set
         )
-        self._save = lambda: save_compacted(index_dir, manifest, vectors)
+        self._save = lambda: save_compacted(index_dir, manifest, vectors, vector_set)
         truth = manifest.embeddable_keys()
         present = vectors.keys()
         missing = np.setdiff1d(truth, present)
@@ -109,16 +111,16 @@ class VectorSync:
         vectors.remove(stale)  # after the copies: a stale key's vector may serve a moved chunk
         if len(pending):
             filled += self._embed_pending(pending)
-        if filled or len(stale) or fold or not manifest.journals_vectors or not (
-            index_dir / VECTORS
+        if filled or len(stale) or fold or not journal.journals_vectors or not (
+            index_dir / vector_set.main
         ).exists():
             self._save()
         else:
-            manifest.clear_vectors()  # what a crash left there, usearch holds already
+            journal.clear_vectors()  # what a crash left there, usearch holds already
             manifest.commit()
         return state_after(
             manifest, index_dir, dimension=self.dimension, embedded=len(vectors),
-            main_vectors=len(vectors), delta_vectors=0,
+            main_vectors=len(vectors), delta_vectors=0, vector_set=vector_set,
         )
 
     def apply(
@@ -127,15 +129,16 @@ class VectorSync:
         """Bring in line vectors that were in line (`state`) before the update that made
         `changes`: the delta gains the added keys' vectors, and the dropped keys leave it or
         become tombstones of the main file; returns the state to record."""
-        manifest, index_dir = self.manifest, self.index_dir
-        delta = self.vectors = load_delta(index_dir, self.dimension)
-        self.sources = MainAndDelta(index_dir, delta)
-        self._save = lambda: save_delta(index_dir, manifest, delta)
+        manifest, index_dir, vector_set = self.manifest, self.index_dir, self.vector_set
+        journal = manifest.journal(vector_set)
+        delta = self.vectors = load_delta(index_dir, self.dimension, vector_set)
+        self.sources = MainAndDelta(index_dir, delta, vector_set)
+        self._save = lambda: save_delta(index_dir, manifest, delta, vector_set)
         dropped = sorted(changes.dropped)
         in_delta = [key for key in dropped if key in delta]
-        manifest.add_vector_tombstones(set(dropped) - set(in_delta))
+        journal.add_vector_tombstones(set(dropped) - set(in_delta))
         # A key that comes back (keyword-only no more) may still be in the main file.
-        revived = manifest.remove_vector_tombstones(changes.added)
+        revived = journal.remove_vector_tombstones(changes.added)
         filled, pending = self._fill_known(sorted(changes.added - revived), retired)
         delta.remove(in_delta)  # after the copies, as above
         if len(pending):
@@ -147,7 +150,7 @@ class VectorSync:
         return state_after(
             manifest, index_dir, dimension=self.dimension,
             embedded=state.embedded + filled + len(revived) - len(dropped),
-            main_vectors=state.main_vectors, delta_vectors=len(delta),
+            main_vectors=state.main_vectors, delta_vectors=len(delta), vector_set=vector_set,
         )
 
     def _fill_known(
@@ -163,7 +166,7 @@ class VectorSync:
         filled: set[int] = set()
         for block in places.blocks(VECTOR_BLOCK_CHUNKS):
             records = manifest.chunks_by_key(block.tolist())
-            keys, matrix = manifest.vectors_for(records)
+            keys, matrix = manifest.journal(self.vector_set).vectors_for(records)
             if keys:
                 vectors.upsert(np.array(keys, dtype=np.uint64), matrix)
             filled.update(keys)
@@ -211,7 +214,9 @@ class VectorSync:
         targets = [r for r in pending if r.key not in skip and r.vector_key in source_of]
         rows = [row_of[source_of[r.vector_key]] for r in targets]
         # Journaled like new vectors: their sources may be gone once usearch is saved.
-        manifest.put_vectors([r.vector_key for r in targets], matrix[rows])
+        manifest.journal(self.vector_set).put_vectors(
+            [r.vector_key for r in targets], matrix[rows]
+        )
         manifest.commit()
         self.vectors.upsert(np.array([r.key for r in targets], dtype=np.uint64), matrix[rows])
         return {r.key for r in targets}
@@ -222,6 +227,7 @@ class VectorSync:
         all its copies) before usearch, which is saved every `VECTOR_SAVE_SECONDS` (or ten
         times as long as its last save took, for a large index)."""
         manifest, result = self.manifest, self.result
+        journal = manifest.journal(self.vector_set)
         copies = _Copies.of(pending)
         pending = pending.without(copies.followers)
         embedder = self.embedder()
@@ -252,7 +258,7 @@ class VectorSync:
             for path, reason in failures:
                 result.fail(path, reason)
             if batch:
-                manifest.put_vectors([r.vector_key for r in batch], matrix)
+                journal.put_vectors([r.vector_key for r in batch], matrix)
                 manifest.commit()
                 keys, rows = copies.spread(np.array([r.key for r in batch], dtype=np.int64))
                 self.vectors.upsert(keys.astype(np.uint64), matrix[rows])

@@ -13,6 +13,10 @@ model's id out without loading it (`sharc.model_config.expected_model_id`, settl
 index remembers), and if the model, once loaded, goes by another id, every chunk is keyed again
 under the right one before anything is embedded (`sharc.vector_sync.ModelChanged`).
 
+Two vector sets (`sharc.fast_vectors`): unless the index's model is the fast model itself (or
+the fast set is turned off), the fast model's vectors are brought in line first, in seconds, and
+search reads them until the default model's cover every chunk.
+
 Vectors (`sharc.vector_segments`): when the vectors were in line before an update (the state
 the last update recorded: the manifest generation, the usearch files, an empty journal), the
 update knows exactly which keys it added and dropped (`VectorChanges`), and writes only those
@@ -32,10 +36,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sharc.chunk_sync import ChunkSync, KeywordWriter
+from sharc.fast_vectors import FastStage, drop_fast_set
 from sharc.files import IGNORE_FILE_NAMES, WalkResult, walk
 from sharc.manifest import Manifest, RemovedChunk
 from sharc.stores import (
+    DEFAULT_SET,
     MANIFEST,
+    SEARCHED_VECTORS,
     VectorsState,
     recorded_state,
     remove_index_files,
@@ -63,7 +70,7 @@ class IndexWriter:
     """Writes the index of `root` in `index_dir`; one update at a time per index (a file lock).
 
     `load_embedder(model)` gives the model (loading it takes a second); `loaded_embedder(model)`
-    the one already loaded, if any. An `executor` (`sharc.distributed.RayExecutor`) chunks and
+    the one already loaded, if any; `load_fast_embedder()` the fast model, for the fast set. An `executor` (`sharc.distributed.RayExecutor`) chunks and
     embeds on a cluster; this process stays the only writer of the index.
     """
 
@@ -75,11 +82,13 @@ class IndexWriter:
         *,
         load_embedder: Callable[[str | None], Embedder],
         loaded_embedder: Callable[[str | None], Embedder | None],
+        load_fast_embedder: Callable[[], Embedder],
         executor: Executor | None = None,
     ) -> None:
         self.root = root
         self.index_dir = index_dir
         self.settings = settings
+        self._load_fast_embedder = load_fast_embedder  # in this process, even with a cluster
         self._load_embedder = load_embedder
         self._loaded_embedder = loaded_embedder
         self.executor = executor
@@ -160,6 +169,8 @@ class IndexWriter:
         )
         # Read before any step commits: whether this update's changes are all there is to do.
         state = recorded_state(manifest, self.index_dir) if embed and not rekeyed else None
+        fast = self._fast_stage(manifest, resolved, embed=embed, rekeyed=rekeyed,
+                                default_in_line=state is not None)
         result = UpdateReport()
         keyword = KeywordWriter(self.index_dir)
         # A manifest from before the code graph, or from another reference extractor: every
@@ -197,10 +208,14 @@ class IndexWriter:
             files_total = len(walked.files) + walked.unchanged
             report("keyword", files_done=files_total, files_total=files_total)
             if embed:
+                if fast is not None:
+                    fast.sync(manifest, changes, retired, result, report, is_cancelled,
+                              compact=compact)
+                    report = _for_set(report, DEFAULT_SET.name)
                 self._sync_vectors(
                     manifest, chunks, keyword, lambda: self._walk(resolved, None, manifest),
                     resolved, model_id, dimension, state, changes, retired, result, report,
-                    is_cancelled, hold, compact=compact,
+                    is_cancelled, hold, compact=compact, fast=fast,
                 )
             manifest.set_meta("last_update", str(time.time()))
             if problem := manifest.compact():
@@ -213,6 +228,23 @@ class IndexWriter:
         return result
 
     # -- settings remembered by the index --------------------------------------------------
+
+    def _fast_stage(
+        self, manifest: Manifest, resolved: Resolved, *, embed: bool, rekeyed: bool,
+        default_in_line: bool,
+    ) -> FastStage | None:
+        """This update's fast stage (None without one: a keyword-only update, the fast model
+        as the index's own, or the fast set turned off, which drops it)."""
+        if not embed:
+            return None
+        from sharc.model_config import FAST_MODEL
+
+        if resolved.model == FAST_MODEL or not resolved.fast_vectors:
+            drop_fast_set(manifest, self.index_dir)
+            return None
+        stage = FastStage(self.root, self.index_dir, self._load_fast_embedder)
+        stage.prepare(manifest, rekeyed=rekeyed, default_in_line=default_in_line)
+        return stage
 
     def _walk(
         self, resolved: Resolved, scope: list[str] | None, manifest: Manifest
@@ -271,6 +303,7 @@ class IndexWriter:
         hold: frozenset[str],
         *,
         compact: bool,
+        fast: FastStage | None,
     ) -> None:
         """Bring the vectors in line (`sharc.vector_sync`): nothing to do when they were in
         line and no key changed; the changed keys alone when they were (into the delta); else
@@ -313,6 +346,10 @@ class IndexWriter:
                 manifest, keyword, walk_all(), resolved, model_id, UpdateReport(), report,
                 is_cancelled, hold,
             )
+            if fast is not None:  # its keys went with the old ones: made again, searched
+                fast.switch_to_fast = True
+                fast.sync(manifest, VectorChanges(), retired, UpdateReport(), report,
+                          is_cancelled, compact=True)
             sync = self._vector_sync(
                 manifest, resolved, model_id, embedder.dimension, result, report, is_cancelled
             )
@@ -321,6 +358,8 @@ class IndexWriter:
         manifest.set_meta("vectors_complete", "1" if complete else "0")
         if complete:
             done.record(manifest)
+            # Search reads the default set from this commit on (`sharc.fast_vectors`).
+            manifest.set_meta(SEARCHED_VECTORS, DEFAULT_SET.name)
         manifest.commit()
 
     def _vector_sync(
@@ -385,11 +424,22 @@ def _cancel_check(cancel: CancelCheck | threading.Event | None) -> CancelCheck:
 
 
 def _progress_reporter(callback: ProgressCallback | None, started: float) -> Callable[..., None]:
-    def report(phase: str, **counts: int) -> None:
+    def report(phase: str, **counts: int | str) -> None:
         if callback is not None:
-            callback(Progress(phase=phase, elapsed=time.monotonic() - started, **counts))
+            callback(Progress(phase=phase, elapsed=time.monotonic() - started, **counts))  # type: ignore[arg-type]
 
     return report
+
+
+def _for_set(report: Callable[..., None], vector_set: str) -> Callable[..., None]:
+    """`report` for the stage of one vector set: its embedding progress names the set."""
+
+    def for_set(phase: str, **counts: int | str) -> None:
+        if phase == "embedding":
+            counts.setdefault("vectors", vector_set)
+        report(phase, **counts)
+
+    return for_set
 
 
 # -- what changed for the vectors -----------------------------------------------------------

@@ -29,6 +29,8 @@ class WriterSettings:
     embed_anyway: Collection[str] | None = None
     max_embedded_per_file: int | None = None
     device: str = "auto"
+    #: The fast model's vectors beside the model's (`sharc.fast_vectors`); None: as remembered.
+    fast_vectors: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,7 @@ class Resolved:
     walk: WalkSettings
     policy: EmbedPolicy
     stored: dict[str, Any]
+    fast_vectors: bool = True
 
 
 def stored_settings(manifest: Manifest) -> dict[str, Any]:
@@ -68,6 +71,10 @@ def resolve(asked: WriterSettings, manifest: Manifest) -> Resolved:
             max_chunks_per_file=asked.max_embedded_per_file,
         ),
         stored=stored,
+        fast_vectors=(
+            asked.fast_vectors if asked.fast_vectors is not None
+            else bool(stored.get("fast_vectors", True))
+        ),
     )
 
 def apply_settings(
@@ -103,6 +110,7 @@ def save_settings(
         "custom_extensions": list(resolved.walk.custom_extensions),
         "max_file_size": resolved.walk.max_file_size,
         "root": str(root),
+        "fast_vectors": resolved.fast_vectors,
     }
     # The device the model id was worked out for: it decides the int8 copy.
     remembered = device if embed else resolved.stored.get("device")

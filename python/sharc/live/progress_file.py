@@ -28,6 +28,7 @@ def write_progress(index_dir: Path, progress: Progress | None, state: str, start
         "chunks_done": progress.chunks_done if progress else 0,
         "chunks_total": progress.chunks_total if progress else 0,
         "percent": round(progress.percent, 1) if progress else 0.0,
+        "vectors": progress.vectors if progress else "",
         "elapsed": round(time.monotonic() - started, 2),
         "updated": time.time(),
     }

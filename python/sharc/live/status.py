@@ -49,11 +49,16 @@ class LiveStatus:
     chunks_done: int = 0
     chunks_total: int = 0
     percent: float = 0.0
+    #: While embedding: the vector set, "fast" or "default" (`sharc.fast_vectors`).
+    vectors: str = ""
     elapsed: float = 0.0
     indexed: bool = False
     files: int = 0
     chunks: int = 0
     embedded_chunks: int = 0
+    #: Chunks with a fast-model vector, and the vectors searches read ("fast", "default").
+    fast_embedded_chunks: int = 0
+    searched_vectors: str | None = None
     index_size: int = 0
     last_sync: float | None = None
     watching: bool = False
@@ -108,10 +113,12 @@ def live_status(
             "chunks_done": progress.chunks_done,
             "chunks_total": progress.chunks_total,
             "percent": progress.percent,
+            "vectors": progress.vectors,
         }
     elif not job_running and other is not None and "phase" in other:
         values = {k: other[k] for k in (
-            "phase", "files_done", "files_total", "chunks_done", "chunks_total", "percent"
+            "phase", "files_done", "files_total", "chunks_done", "chunks_total", "percent",
+            "vectors",
         ) if k in other}
     elif state == "ready" and stats is not None:
         values = {
@@ -136,6 +143,8 @@ def live_status(
         files=stats.files if stats else 0,
         chunks=stats.chunks if stats else 0,
         embedded_chunks=stats.embedded_chunks if stats else 0,
+        fast_embedded_chunks=stats.fast_embedded_chunks if stats else 0,
+        searched_vectors=stats.searched_vectors if stats else None,
         index_size=stats.size_bytes if stats else 0,
         last_sync=last_sync,
         watching=watching,

@@ -58,6 +58,8 @@ from sharc.manifest.vector_journal import VectorJournal
 if TYPE_CHECKING:
     import numpy as np
 
+    from sharc.stores import VectorSet
+
 
 class Manifest:
     """One SQLite database in WAL mode: one writer, any number of concurrent readers.
@@ -79,6 +81,7 @@ class Manifest:
         self._chunks = ChunkTable(self._db)
         self._graph = GraphTables(self._db)
         self._vectors = VectorJournal(self._db)
+        self._fast_vectors: VectorJournal | None = None
 
     def _connection(self) -> sqlite3.Connection:
         return self._db.connection()
@@ -260,6 +263,14 @@ class Manifest:
         return self._chunks.counts()
 
     # -- vectors (`sharc.manifest.vector_journal`) -----------------------------------------
+
+    def journal(self, vector_set: VectorSet) -> VectorJournal:
+        """The journal and tombstones of `vector_set` (the methods below: the default set's)."""
+        if vector_set.journal == "vectors":
+            return self._vectors
+        if self._fast_vectors is None:
+            self._fast_vectors = VectorJournal(self._db, vector_set)
+        return self._fast_vectors
 
     @property
     def journals_vectors(self) -> bool:
