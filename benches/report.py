@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -145,7 +146,7 @@ def _repo_columns(summaries: list[Summary], detailed: bool) -> list[tuple[str, C
 
 
 #: Modes the README's summary leaves to benches/README.md.
-DETAIL_MODES = ("hybrid-previous",)
+DETAIL_MODES = ("hybrid-previous", "hybrid-fast", "semantic-fast")
 
 
 def _repos_table(data: dict[str, Any], detailed: bool) -> list[str]:
@@ -384,6 +385,95 @@ def _penalty_key(learned: dict[str, Any]) -> str:
 FAST_MODES = (("hybrid", "hybrid"), ("semantic", "semantic only"))
 
 
+def _two_stage_rows(results: Path) -> list[tuple[str, str]]:
+    """Fast vectors first (`benches/speed/two_stage.py`): the first semantic result against a
+    keyword-only index, and the two stages' total against the default model alone."""
+    data = _load("speed_two_stage.json", results)
+    rows: list[tuple[str, str]] = []
+    if not data:
+        return rows
+    for name, run in data.get("first_semantic", {}).items():
+        first = statistics.median(run["first_semantic_result_seconds"])
+        keyword = statistics.median(run["keyword_only_index_seconds"])
+        rows.append((f"first_semantic_{name}",
+                     f"| first semantic result of a cold `sharc index`, {name}"
+                     f" ({run['chunks']:,} chunks) | {first:.1f} s"
+                     f" | keyword-only index {keyword:.1f} s"
+                     f" | {run['first_semantic_vs_keyword_only']:.2f}× (target ≤ 1.5×) |"))
+    total = data.get("total")
+    if total:
+        rows.append(("two_stage_total",
+                     f"| cold index, fast vectors then the default model, {total['repository']}"
+                     f" ({total['chunks']:,} chunks)"
+                     f" | {statistics.median(total['two_stage_seconds']):.1f} s"
+                     f" | default model alone"
+                     f" {statistics.median(total['default_model_alone_seconds']):.1f} s"
+                     f" | {total['two_stage_vs_alone']:.2f}× (target ≤ 1.05×) |"))
+        rows.append(("two_stage_size",
+                     f"| index size with the fast set, {total['repository']}"
+                     f" | {total['index_bytes_two_stage'] / 1e6:.1f} MB"
+                     f" | default set alone {total['index_bytes_alone'] / 1e6:.1f} MB"
+                     f" | {total['index_size_two_stage_vs_alone']:.2f}× |"))
+    return rows
+
+
+def _two_stage_lines(results: Path) -> list[str]:
+    """benches/README.md's section on the two vector sets: speed, the kill probe, quality."""
+    rows = [row for _, row in _two_stage_rows(results)]
+    data = _load("speed_two_stage.json", results) or {}
+    kills = data.get("kills")
+    repos = _load("quality_repos.json", results)
+    if not rows and not kills:
+        return []
+    lines = [
+        "### Fast vectors first",
+        "",
+        "A cold index with the default model commits the fast model's vectors first, then the"
+        " default model's; search reads the fast ones until the default ones cover every chunk"
+        " (`sharc/fast_vectors.py`). `python -m benches.speed.two_stage` reproduces these.",
+        "",
+    ]
+    if rows:
+        lines += [*SPEED_HEADER, *rows, ""]
+    if kills:
+        same = kills["resumed_identical_to_clean"]
+        stages = ", ".join(f"{stage} {count}" for stage, count in
+                           sorted(kills["killed_in_stage"].items()))
+        lines += [
+            f"Kill probe: {kills['kills']} runs of `sharc index` killed with SIGKILL at random"
+            f" points ({stages}), the tree gaining a function before each run. After each kill"
+            f" a search answered {kills['searches_answered_after_a_kill']} times"
+            f" ({kills['not_indexed_yet_after_a_kill']} kills came before the first commit:"
+            f" nothing to search yet), with {len(kills['failures'])} failures. The run that"
+            f" completed left the same chunks as a clean build ({_yes(same['chunks'])}), the"
+            f" same default vectors ({_yes(same['default'])}) and the same fast vectors"
+            f" ({_yes(same['fast'])}).",
+            "",
+        ]
+    if repos:
+        lines += _stage_quality_lines(repos)
+    return lines
+
+
+def _yes(value: bool) -> str:
+    return "yes" if value else "NO"
+
+
+def _stage_quality_lines(repos: dict[str, Any]) -> list[str]:
+    """File NDCG@10 of each stage on the repository benchmark: the same index searched with
+    the fast set and with the default set."""
+    lines = ["| split | stage | hybrid NDCG@10 | semantic only NDCG@10 |",
+             "| --- | --- | ---: | ---: |"]
+    for split, entry in repos.get("splits", {}).items():
+        modes = entry.get("modes", {})
+        for label, hybrid, semantic in (("fast vectors (first)", "hybrid-fast", "semantic-fast"),
+                                        ("default model (after)", "hybrid", "semantic")):
+            if hybrid in modes and semantic in modes:
+                lines.append(f"| {split} | {label} | {modes[hybrid]['overall']['file_ndcg']:.1f}"
+                             f" | {modes[semantic]['overall']['file_ndcg']:.1f} |")
+    return lines + [""] if len(lines) > 2 else []
+
+
 def _fast_model_lines(results: Path) -> list[str]:
     """The fast model beside the default one: quality (repository benchmark, CoSQA) and speed."""
     repos = _load("quality_repos_fast.json", results)
@@ -613,7 +703,7 @@ def _walk_table(walk: dict[str, Any]) -> list[str]:
 SPEED_HEADER = ["| measurement | value | baseline (same run) | ratio |", "| --- | ---: | ---: | ---: |"]
 #: The speed rows the README shows; benches/README.md shows them all.
 SPEED_SUMMARY = ("walk", "cold", "sync", "delta_paths", "query_largest", "monorepo_first",
-                 "monorepo_fast", "fast_embedding")
+                 "monorepo_fast", "fast_embedding", "first_semantic_tree-10000", "two_stage_total")
 
 
 def _speed_rows(results: Path) -> list[tuple[str, str]]:
@@ -631,6 +721,7 @@ def _speed_rows(results: Path) -> list[tuple[str, str]]:
     if speed:
         rows += _index_speed_rows(speed)
     rows += _monorepo_rows(results)
+    rows += _two_stage_rows(results)
     fast = _load("speed_fast_model.json", results)
     if fast:
         rows.append(("fast_embedding",
@@ -778,7 +869,9 @@ def render_summary(results: Path = RESULTS) -> str:
 
 def render_details(results: Path = RESULTS) -> str:
     """benches/README.md's part: every table and note."""
-    lines: list[str] = _repos_tables(results) + _fast_model_lines(results)
+    lines: list[str] = (
+        _repos_tables(results) + _fast_model_lines(results) + _two_stage_lines(results)
+    )
     quality = _quality_tables(results, ("cosqa", "csn", "handwritten"), detailed=True)
     if quality:
         lines += ["### Retrieval quality", "",

@@ -98,7 +98,7 @@ def test_index_says_once_when_semantic_search_is_ready_and_estimates_the_rest(
     clock = iter([100.0, 103.0, 110.0, 120.0])
     monkeypatch.setattr(cli_index.time, "monotonic", lambda: next(clock))
     seen: list[Progress] = []
-    ready = cli_index._SemanticReady(seen.append, "repo")
+    ready = cli_index._SemanticReady(seen.append, lambda: "fast")
     ready(Progress("embedding", chunks_done=500, chunks_total=1000, vectors="fast"))
     assert capsys.readouterr().err == ""  # the fast set is not whole yet
     for done in (0, 100, 500, 1000):
@@ -110,6 +110,11 @@ def test_index_says_once_when_semantic_search_is_ready_and_estimates_the_rest(
     assert "100,000 chunks" in err
     # 500 chunks in 10 s: 50 chunks/s, 99,500 left: 33 minutes; said once.
     assert err.count("about 33 minutes left") == 1
+
+    # An update of an index already searched on the default model's vectors says nothing.
+    quiet = cli_index._SemanticReady(seen.append, lambda: "default")
+    quiet(Progress("embedding", chunks_done=0, chunks_total=3, vectors="default"))
+    assert "semantic search is ready" not in capsys.readouterr().err
 
 
 def test_the_command_limits_malloc_arenas_unless_the_environment_says(

@@ -20,7 +20,7 @@ import pytest
 import sharc
 from sharc.embed_policy import EmbedPolicy, judge_content, judge_path
 from sharc.index import Index
-from sharc.stores import DEFAULT_SET
+from sharc.vector_sets import DEFAULT_SET
 
 # Files a walk skips by default become visible with these (a user who indexes them on purpose).
 WALK = {

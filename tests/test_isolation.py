@@ -244,10 +244,15 @@ def test_an_embedding_error_leaves_only_its_file_without_vectors(
     stats = index.stats()
     assert stats.embedded_chunks == stats.chunks - flaky_chunks
     assert index.search("zyzzyva_report", mode="keyword")[0].path == FLAKY
-    semantic = index.search("retry a failed call with exponential backoff", mode="semantic")
+    semantic = index.search("retry a failed call with exponential backoff", mode="semantic",
+                            vectors="default")
     assert semantic[0].path == "taskboard/scheduler.py"
-    audit = index.search("count the audit's tasks by owner", mode="semantic", limit=50)
+    audit = index.search("count the audit's tasks by owner", mode="semantic", limit=50,
+                         vectors="default")
     assert FLAKY not in {r.path for r in audit}
+    # The default model's set is not whole: search stays on the fast set, which has the file.
+    fast = index.search("count the audit's tasks by owner", mode="semantic", limit=50)
+    assert fast.vectors == "fast" and FLAKY in {r.path for r in fast}
 
     monkeypatch.undo()
     retried = index.update()

@@ -14,7 +14,7 @@ import pytest
 import sharc
 from sharc import stores
 from sharc.index import Index
-from sharc.stores import DEFAULT_SET
+from sharc.vector_sets import DEFAULT_SET, VECTOR_STATE
 
 MAIN, DELTA = "vectors.usearch", "vectors-delta.usearch"
 
@@ -70,7 +70,7 @@ def test_an_added_function_goes_to_the_delta_and_the_main_file_stays(
     assert stats.embedded_chunks == stats.chunks
     # What the writer recorded is what the files hold.
     with sqlite3.connect(index_dir / "manifest.sqlite") as connection:
-        connection.execute("DELETE FROM meta WHERE key = ?", (stores.VECTOR_STATE,))
+        connection.execute("DELETE FROM meta WHERE key = ?", (VECTOR_STATE,))
     assert _open(small_repo, index_dir).stats().embedded_chunks == stats.embedded_chunks
 
 

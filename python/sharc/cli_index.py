@@ -132,7 +132,7 @@ def _index(args: argparse.Namespace) -> int:
         fast_vectors=args.fast_vectors,
     )
     bar = _ProgressBar()
-    progress = _SemanticReady(bar, args.path)
+    progress = _SemanticReady(bar, index.searched_vectors)
     executor = None
     if args.ray is not None:
         from sharc.distributed import RayExecutor, import_ray
@@ -285,9 +285,9 @@ class _SemanticReady:
     """Passes progress on, and says once when semantic search became available on the fast
     vectors, with how long the default model should take for the rest (`sharc.fast_vectors`)."""
 
-    def __init__(self, bar: Callable[[Progress], None], path: str) -> None:
+    def __init__(self, bar: Callable[[Progress], None], searched: Callable[[], str | None]) -> None:
         self.bar = bar
-        self.path = path
+        self.searched = searched  # the vectors search reads now
         self._said = False
         self._start: tuple[float, int] | None = None
         self._estimated = False
@@ -298,6 +298,8 @@ class _SemanticReady:
             return
         if not self._said:
             self._said = True
+            if self.searched() != "fast":
+                return  # an update of an index already searched on the default model's
             _message(
                 f"\rsemantic search is ready (fast vectors) after {progress.elapsed:.1f} s;"
                 f" the default model now embeds {progress.chunks_total:,} chunks in the"

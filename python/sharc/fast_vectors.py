@@ -3,7 +3,7 @@ answers seconds into a cold index on a CPU, long before the default model has em
 everything.
 
 An update with the default model (or any model but the fast one) brings two vector sets in line
-(`sharc.stores.FAST_SET`, then `DEFAULT_SET`), each with its own usearch files, journal and
+(`sharc.vector_sets.FAST_SET`, then `DEFAULT_SET`), each with its own usearch files, journal and
 tombstones, both keyed by the chunks' keys: the fast one first (a static model: thousands of
 chunks a second), then the default one, committed in steps as ever. Search reads one set at a
 time, the one the manifest's `searched_vectors` names:
@@ -26,15 +26,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sharc.stores import (
-    DEFAULT_SET,
-    FAST_MODEL_ID,
-    FAST_SET,
-    SEARCHED_VECTORS,
-    VectorsState,
-    recorded_state,
-)
+from sharc.stores import VectorsState, recorded_state
 from sharc.update_types import CancelCheck, UpdateReport, VectorChanges
+from sharc.vector_sets import DEFAULT_SET, FAST_MODEL_ID, FAST_SET, SEARCHED_VECTORS
 
 if TYPE_CHECKING:
     from sharc.embedding import Embedder

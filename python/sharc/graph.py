@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 from sharc.errors import GraphNotBuiltError
 from sharc.manifest import DefinitionRow, Manifest, ReferenceRow
+from sharc.search_types import SearchResult
 
 #: Chunk kinds a call cannot land on.
 NOT_CALLABLE = frozenset({
@@ -522,3 +523,18 @@ def describe_candidates(edge: Edge, *, limit: int = 3) -> str:
     ]
     extra = len(edge.candidates) - limit
     return ", ".join(shown) + (f", +{extra} more" if extra > 0 else "")
+
+
+def with_neighbours(results: list[SearchResult], manifest: Manifest, top: int) -> list[SearchResult]:
+    """Search results whose `top` first (those with a symbol) carry what calls them and what
+    they call."""
+    from dataclasses import replace
+
+    graph = Graph(manifest)
+    shaped = []
+    for rank, result in enumerate(results):
+        if rank < top and result.symbol:
+            called_by, calls = graph.neighbours(result.id)
+            result = replace(result, called_by=tuple(called_by), calls=tuple(calls))
+        shaped.append(result)
+    return shaped

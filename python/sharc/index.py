@@ -5,6 +5,7 @@ Layout of an index directory (`sharc.stores`)::
     manifest.sqlite   files and chunks (with their code): the truth; and the vector journal
     keyword/          tantivy BM25 index over code-aware tokens (derived from the manifest)
     vectors.usearch   usearch ANN index of chunk vectors, the one copy of each
+    vectors-fast.usearch   the fast model's vectors of the same chunks (`sharc.fast_vectors`)
     writer.lock       held by the one process that writes
 
 `Index` is a facade: updates go to the writer (`sharc.writer`, and `sharc.vector_sync` for the
@@ -15,7 +16,9 @@ derived stores in line and records the manifest generation they reflect. A crash
 leaves stores that lag; search resolves every hit through the manifest (deleted code never comes
 back) and the next update reconciles them. Keyword search works as soon as the first step of
 chunking is committed, before the model loads; vectors stream in behind it, and each search says
-which arms answered.
+which arms answered. A cold index on a CPU has semantic search within seconds: the fast
+model's vectors come first, and search reads them until the index's model has embedded every
+chunk (`sharc.fast_vectors`; `SearchResponse.vectors` says which answered).
 
 A chunk's vector key is derived from its id and its text, so a key in usearch always holds the
 vector of the text the manifest has: bringing usearch in line is a difference of key sets
@@ -36,7 +39,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -53,15 +56,20 @@ from sharc.search_types import SearchMode as SearchMode
 from sharc.search_types import SearchResponse as SearchResponse
 from sharc.search_types import SearchResult as SearchResult
 from sharc.stores import (
-    DEFAULT_SET,
-    FAST_SET,
     MANIFEST,
-    VectorSet,
+    directory_size,
     open_keyword,
     recorded_state,
     remove_index_files,
     writer_lock,
 )
+from sharc.vector_reader import (
+    VectorChoice,
+    VectorReader,
+    built_with_fast,
+    unseen_by_vectors,
+)
+from sharc.vector_sets import DEFAULT_SET, FAST_SET, VectorSet
 from sharc.writer import DEFAULT_EMBEDDING_MODE as DEFAULT_EMBEDDING_MODE
 from sharc.writer import (
     CancelCheck,
@@ -82,7 +90,6 @@ if TYPE_CHECKING:
     from sharc.ranking.graph import GraphFacts
     from sharc.ranking.pipeline import Arm
     from sharc.ranking.settings import RankingSettings
-    from sharc.vector_reader import VectorChoice
     from sharc.vector_segments import SegmentedVectors
 
 #: How many of the top search results get their callers and callees with `graph=True`.
@@ -111,8 +118,6 @@ class Index(AsyncIndexMethods):
         device: str = "auto",
         fast_vectors: bool | None = None,
     ) -> None:
-        from sharc.vector_reader import VectorReader
-
         self.root = root
         self.index_dir = index_dir
         self._model_name = model
@@ -131,8 +136,7 @@ class Index(AsyncIndexMethods):
         self._manifest: Manifest | None = None
         self._keyword: KeywordStore | None = None
         self._vectors = VectorReader(
-            index_dir, embedder=self.embedder, fast_embedder=self.fast_embedder,
-            built_with_fast=lambda manifest: _built_with_fast(manifest),
+            index_dir, embedder=self.embedder, fast_embedder=self.fast_embedder
         )
         from sharc.ranking import DEFAULT_SETTINGS
 
@@ -427,7 +431,9 @@ class Index(AsyncIndexMethods):
             if (r := records.get(candidate.id)) is not None
         ]
         if graph and manifest.has_references():
-            results = _with_neighbours(results, manifest)
+            from sharc.graph import with_neighbours
+
+            results = with_neighbours(results, manifest, GRAPH_HITS)
         return SearchResponse(
             results, ranked.arms, ranked.kind.value, complete,
             searched.name if searched is not None and ranking.SEMANTIC in ranked.arms else None,
@@ -513,17 +519,22 @@ class Index(AsyncIndexMethods):
             chunks=chunks,
             embedded_chunks=self._count_embedded(manifest, DEFAULT_SET),
             fast_embedded_chunks=(
-                0 if _built_with_fast(manifest) else self._count_embedded(manifest, FAST_SET)
+                0 if built_with_fast(manifest) else self._count_embedded(manifest, FAST_SET)
             ),
-            searched_vectors=self._vectors.searched_name(manifest),
+            searched_vectors=self.searched_vectors(),
             keyword_only_chunks=keyword_only_chunks,
             keyword_only_files=keyword_only_files,
             model=str(settings.get("model_id", "")),
             embedding_mode=str(settings.get("embedding_mode", "")),
-            size_bytes=_directory_size(self.index_dir),
+            size_bytes=directory_size(self.index_dir),
             last_update=float(last) if last else None,
             generation=manifest.generation(),
         )
+
+    def searched_vectors(self) -> str | None:
+        """The vectors a search reads unless told: "fast", "default", or None (none yet);
+        reads no vectors (`IndexStats.searched_vectors` says the same)."""
+        return self._vectors.searched_name(self._reader_manifest())
 
     def _count_embedded(self, manifest: Manifest, vector_set: VectorSet) -> int:
         recorded = recorded_state(manifest, self.index_dir, vector_set)
@@ -550,34 +561,10 @@ class Index(AsyncIndexMethods):
 # -- helpers -------------------------------------------------------------------------------
 
 
-def _built_with_fast(manifest: Manifest) -> bool:
-    """Whether the index's own model is the fast model (its one set is then the fast one)."""
-    from sharc.model_config import FAST_MODEL
-
-    return stored_settings(manifest).get("model") == FAST_MODEL
-
-
 def chunk_text(manifest: Manifest, chunk_id: str) -> str | None:
     """A chunk's header, code and path, as the ranking's keyword share reads them."""
     record = manifest.chunks_by_id([chunk_id]).get(chunk_id)
     return None if record is None else f"{record.header}{record.code}\n{record.path}"
-
-
-def unseen_by_vectors(
-    keys: Mapping[str, int], vectors: SegmentedVectors, stale: Collection[int]
-) -> Callable[[Sequence[str]], list[str]]:
-    """Of the keyword hits' ids given (their keys in `keys`), those the semantic arm could
-    not have returned: no vector (keyword-only by policy, or not embedded yet), or a vector
-    the search found but no chunk has any more (`stale`: the chunk changed since)."""
-
-    def unseen(ids: Sequence[str]) -> list[str]:
-        return [
-            chunk_id
-            for chunk_id in ids
-            if (key := keys.get(chunk_id)) is not None and (key in stale or key not in vectors)
-        ]
-
-    return unseen
 
 
 def _graph_facts(manifest: Manifest, settings: RankingSettings) -> GraphFacts | None:
@@ -591,33 +578,6 @@ def _graph_facts(manifest: Manifest, settings: RankingSettings) -> GraphFacts | 
     if not settings.neighbour_lift or not manifest.has_references():
         return None
     return GraphFacts(functools.partial(linked_files, manifest))
-
-
-def _with_neighbours(results: list[SearchResult], manifest: Manifest) -> list[SearchResult]:
-    """The top hits with what calls them and what they call."""
-    from dataclasses import replace
-
-    from sharc.graph import Graph
-
-    graph = Graph(manifest)
-    shaped = []
-    for rank, result in enumerate(results):
-        if rank < GRAPH_HITS and result.symbol:
-            called_by, calls = graph.neighbours(result.id)
-            result = replace(result, called_by=tuple(called_by), calls=tuple(calls))
-        shaped.append(result)
-    return shaped
-
-
-def _directory_size(directory: Path) -> int:
-    total = 0
-    for dirpath, _, filenames in os.walk(directory):
-        for name in filenames:
-            try:
-                total += os.path.getsize(os.path.join(dirpath, name))
-            except OSError:
-                pass
-    return total
 
 
 __all__ = [

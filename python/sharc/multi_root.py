@@ -30,8 +30,9 @@ from sharc.index import (
     SearchResponse,
     SearchResult,
     chunk_text,
-    unseen_by_vectors,
 )
+from sharc.vector_reader import unseen_by_vectors
+from sharc.vector_sets import DEFAULT_SET
 from sharc.writer import stored_settings
 
 if TYPE_CHECKING:
@@ -133,7 +134,10 @@ def _search(
     if mode in ("hybrid", "semantic"):
         searched = _searched_vectors(indexes, manifests, vectors)
         chosen = [s for s in searched if s is not None]
-        complete = all(s.complete for s in chosen) if chosen else False
+        complete = all(
+            s.complete if s is not None else m.get_meta(DEFAULT_SET.complete) == "1"
+            for s, m in zip(searched, manifests)
+        )
         searched_name = chosen[0].name if chosen else None
         stores = [None if s is None else s.vectors for s in searched]
         semantic = _semantic_arms(indexes, manifests, searched, stale)

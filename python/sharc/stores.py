@@ -16,6 +16,7 @@ do reads the manifest and the recorded `VectorsState` only.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from sharc.errors import IndexCorruptError
 from sharc.locking import WriterLock
+from sharc.vector_sets import DEFAULT_SET, FAST_SET, SEARCHED_VECTORS, VectorSet
 
 if TYPE_CHECKING:
     from sharc.keyword import KeywordStore
@@ -30,50 +32,12 @@ if TYPE_CHECKING:
 
 MANIFEST = "manifest.sqlite"
 KEYWORD = "keyword"
-VECTORS = "vectors.usearch"
-DELTA = "vectors-delta.usearch"
 WRITER_LOCK = "writer.lock"
-#: The manifest's meta key for the recorded `VectorsState`.
-VECTOR_STATE = "vector_state"
-#: The manifest's meta key naming the vector set search reads (`VectorSet.name`); absent in an
-#: index from before the fast set, which has the default set only.
-SEARCHED_VECTORS = "searched_vectors"
 
 #: A compaction folds the delta into the main file once the delta and the tombstones would
 #: pass this share of it (and this many vectors: below that, the delta costs search nothing).
 COMPACT_SHARE = 0.1
 COMPACT_MIN_VECTORS = 10_000
-
-
-@dataclass(frozen=True)
-class VectorSet:
-    """Where one set of vectors lives: its usearch files, its journal and tombstone tables in
-    the manifest, and its meta keys. Both sets key a chunk's vector by the chunk's key."""
-
-    name: str  # "default": the index's model; "fast": the fast model's, beside it
-    main: str  # file names in the index directory
-    delta: str
-    journal: str  # manifest tables
-    tombstones: str
-    state: str  # meta keys: the recorded `VectorsState`, and whether the set is whole
-    complete: str
-
-
-DEFAULT_SET = VectorSet(
-    "default", VECTORS, DELTA, "vectors", "vector_tombstones", VECTOR_STATE, "vectors_complete"
-)
-FAST_SET = VectorSet(
-    "fast",
-    "vectors-fast.usearch",
-    "vectors-fast-delta.usearch",
-    "fast_vectors",
-    "fast_vector_tombstones",
-    "fast_vector_state",
-    "fast_vectors_complete",
-)
-#: The fast set's meta key for the id of the model that made its vectors: its journal is keyed
-#: by the chunks' vector keys, which name the default model, so another fast model empties it.
-FAST_MODEL_ID = "fast_model_id"
 
 
 def searched_set(manifest: Manifest) -> VectorSet:
@@ -98,6 +62,18 @@ def open_keyword(index_dir: Path, *, writable: bool) -> KeywordStore:
             raise
         shutil.rmtree(directory, ignore_errors=True)
         return KeywordStore.open(directory, writable=True)
+
+
+def directory_size(directory: Path) -> int:
+    """The bytes of every file under `directory` (files that vanish meanwhile count 0)."""
+    total = 0
+    for dirpath, _, filenames in os.walk(directory):
+        for name in filenames:
+            try:
+                total += os.path.getsize(os.path.join(dirpath, name))
+            except OSError:
+                pass
+    return total
 
 
 def file_signature(path: Path) -> list[object] | None:

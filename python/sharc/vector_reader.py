@@ -10,13 +10,15 @@ when none was asked for.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from sharc.errors import NotIndexedError
-from sharc.stores import DEFAULT_SET, FAST_SET, VectorSet, file_signature, searched_set
+from sharc.stores import file_signature, searched_set
+from sharc.vector_sets import DEFAULT_SET, FAST_SET, VectorSet
+from sharc.writer_settings import stored_settings
 
 if TYPE_CHECKING:
     from sharc.embedding import Embedder
@@ -46,12 +48,10 @@ class VectorReader:
         *,
         embedder: Callable[[], Embedder],
         fast_embedder: Callable[[], Embedder],
-        built_with_fast: Callable[[Manifest], bool],
     ) -> None:
         self.index_dir = index_dir
         self._embedder = embedder
         self._fast_embedder = fast_embedder
-        self._built_with_fast = built_with_fast
         self._lock = threading.Lock()
         self._open: dict[str, tuple[tuple[object, ...], SegmentedVectors]] = {}
 
@@ -84,7 +84,7 @@ class VectorReader:
         while the searched one has none). None: no vectors yet (unless asked for a set)."""
         if asked is not None and asked not in VECTOR_CHOICES:
             raise ValueError(f"vectors must be one of {VECTOR_CHOICES} or None, not {asked!r}")
-        fast_model = self._built_with_fast(manifest)
+        fast_model = built_with_fast(manifest)
         if asked is not None:
             wanted = [DEFAULT_SET if fast_model or asked == "default" else FAST_SET]
         else:
@@ -117,10 +117,34 @@ class VectorReader:
                 file_signature(self.index_dir / name) is not None
                 for name in (vector_set.main, vector_set.delta)
             ):
-                fast = vector_set is FAST_SET or self._built_with_fast(manifest)
+                fast = vector_set is FAST_SET or built_with_fast(manifest)
                 return "fast" if fast else "default"
         return None
 
     def forget(self) -> None:
         with self._lock:
             self._open.clear()
+
+
+def built_with_fast(manifest: Manifest) -> bool:
+    """Whether the index's own model is the fast model (its one set is then the fast one)."""
+    from sharc.model_config import FAST_MODEL
+
+    return stored_settings(manifest).get("model") == FAST_MODEL
+
+
+def unseen_by_vectors(
+    keys: Mapping[str, int], vectors: SegmentedVectors, stale: Collection[int]
+) -> Callable[[Sequence[str]], list[str]]:
+    """Of the keyword hits' ids given (their keys in `keys`), those the semantic arm could
+    not have returned: no vector (keyword-only by policy, or not embedded yet), or a vector
+    the search found but no chunk has any more (`stale`: the chunk changed since)."""
+
+    def unseen(ids: Sequence[str]) -> list[str]:
+        return [
+            chunk_id
+            for chunk_id in ids
+            if (key := keys.get(chunk_id)) is not None and (key in stale or key not in vectors)
+        ]
+
+    return unseen

@@ -4,7 +4,7 @@
     vectors-delta.usearch    vectors added since the last compaction (small, rewritten whole)
     vector_tombstones        (a manifest table) keys of the main file that no longer count
 
-Each vector set (`sharc.stores.VectorSet`: the index's model, and the fast model's beside it)
+Each vector set (`sharc.vector_sets.VectorSet`: the index's model, and the fast model's beside it)
 has its own files, journal and tombstones; every function here takes the set it works on.
 
 An update that changes a few chunks writes only the delta and the tombstones, so its cost
@@ -32,7 +32,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sharc.errors import IndexCorruptError
-from sharc.stores import DEFAULT_SET, VectorSet, VectorsState, file_signature
+from sharc.stores import VectorsState, file_signature
+from sharc.vector_sets import DEFAULT_SET, VectorSet
 
 if TYPE_CHECKING:
     from sharc.manifest import Manifest

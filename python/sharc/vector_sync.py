@@ -30,7 +30,8 @@ import numpy as np
 
 from sharc.errors import CancelledError
 from sharc.manifest import ChunkPlace, ChunkRecord, Manifest, RemovedChunk
-from sharc.stores import DEFAULT_SET, VectorSet, VectorsState
+from sharc.stores import VectorsState
+from sharc.vector_sets import DEFAULT_SET, VectorSet
 from sharc.vector_segments import (
     MainAndDelta,
     has_segments,

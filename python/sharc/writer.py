@@ -40,9 +40,7 @@ from sharc.fast_vectors import FastStage, drop_fast_set
 from sharc.files import IGNORE_FILE_NAMES, WalkResult, walk
 from sharc.manifest import Manifest, RemovedChunk
 from sharc.stores import (
-    DEFAULT_SET,
     MANIFEST,
-    SEARCHED_VECTORS,
     VectorsState,
     recorded_state,
     remove_index_files,
@@ -57,6 +55,7 @@ from sharc.update_types import (
     VectorChanges,
 )
 from sharc.update_types import EmbeddingMode as EmbeddingMode
+from sharc.vector_sets import DEFAULT_SET, SEARCHED_VECTORS
 from sharc.writer_settings import Resolved, WriterSettings, apply_settings, resolve, save_settings
 from sharc.writer_settings import stored_settings as stored_settings
 

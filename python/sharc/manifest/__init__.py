@@ -58,7 +58,7 @@ from sharc.manifest.vector_journal import VectorJournal
 if TYPE_CHECKING:
     import numpy as np
 
-    from sharc.stores import VectorSet
+    from sharc.vector_sets import VectorSet
 
 
 class Manifest:

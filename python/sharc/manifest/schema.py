@@ -56,7 +56,7 @@ CREATE INDEX IF NOT EXISTS chunks_path ON chunks (path);
 CREATE INDEX IF NOT EXISTS chunks_vector_key ON chunks (vector_key);
 CREATE TABLE IF NOT EXISTS vectors (vector_key TEXT PRIMARY KEY, vector BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS vector_tombstones (key INTEGER PRIMARY KEY);
--- The fast model's vectors beside the default model's (`sharc.stores.FAST_SET`): always int8.
+-- The fast model's vectors beside the default model's (`sharc.vector_sets.FAST_SET`): always int8.
 CREATE TABLE IF NOT EXISTS fast_vectors (vector_key TEXT PRIMARY KEY, vector BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS fast_vector_tombstones (key INTEGER PRIMARY KEY);
 -- A reference names its chunk by the chunk's key (its path and id are the chunk's): 0.16-0.32x

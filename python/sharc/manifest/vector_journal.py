@@ -1,6 +1,6 @@
 """The vector journal: new vectors committed here before a saved usearch file holds them, and
 the tombstones of keys the main usearch file holds but that no longer count. One journal per
-vector set (`sharc.stores.VectorSet`), each in its own pair of tables."""
+vector set (`sharc.vector_sets.VectorSet`), each in its own pair of tables."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from sharc.manifest.schema import JOURNAL_LAYOUT, Database
 if TYPE_CHECKING:
     import numpy as np
 
-    from sharc.stores import VectorSet
+    from sharc.vector_sets import VectorSet
 
 #: The tables of the default set, which manifests have had from the start.
 _DEFAULT_TABLES = ("vectors", "vector_tombstones")
