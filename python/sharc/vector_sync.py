@@ -165,13 +165,15 @@ class VectorSync:
         # Records are read a block at a time: memory follows the block, not the backlog.
         places = Places.of(manifest.places_of(missing))
         filled: set[int] = set()
+        journal = manifest.journal(self.vector_set)
         for block in places.blocks(VECTOR_BLOCK_CHUNKS):
-            records = manifest.chunks_by_key(block.tolist())
-            keys, matrix = manifest.journal(self.vector_set).vectors_for(records)
+            # Keys and vector keys are all this needs: no code is read (or inflated).
+            found = list(manifest.places_of(block.tolist()))
+            keys, matrix = journal.vectors_for(found)
             if keys:
                 vectors.upsert(np.array(keys, dtype=np.uint64), matrix)
             filled.update(keys)
-            filled |= self._copy_vectors(records, retired, filled)
+            filled |= self._copy_vectors(found, retired, filled)
         return len(filled), places.without(filled)
 
     def embedder(self) -> Embedder:
@@ -185,13 +187,15 @@ class VectorSync:
 
     def _copy_vectors(
         self,
-        pending: Sequence[ChunkRecord],
+        pending: Sequence[ChunkPlace],
         retired: Sequence[RemovedChunk],
         skip: set[int],
     ) -> set[int]:
         """Give chunks the vector usearch holds for the same text under another key; returns
         the keys that got one."""
         manifest, sources = self.manifest, self.sources
+        if not isinstance(sources, MainAndDelta) and not len(sources):
+            return set()  # an empty store (a first build): nothing to copy from
         unfilled = {r.key for r in pending if r.key not in skip}
         wanted = {r.vector_key for r in pending if r.key not in skip}
         if not wanted:

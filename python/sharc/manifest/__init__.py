@@ -285,7 +285,9 @@ class Manifest:
     def put_vectors(self, vector_keys: Sequence[str], vectors: np.ndarray) -> None:
         return self._vectors.put_vectors(vector_keys, vectors)
 
-    def vectors_for(self, records: Sequence[ChunkRecord]) -> tuple[list[int], np.ndarray]:
+    def vectors_for(
+        self, records: Sequence[ChunkRecord | ChunkPlace]
+    ) -> tuple[list[int], np.ndarray]:
         return self._vectors.vectors_for(records)
 
     def vector_tombstones(self) -> list[int]:

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from sharc.manifest.records import (
+    ChunkPlace,
     ChunkRecord,
     _pack_float16,
     _pack_int8,
@@ -67,7 +68,9 @@ class VectorJournal:
             [(key, pack(matrix[i])) for i, key in enumerate(vector_keys)],
         )
 
-    def vectors_for(self, records: Sequence[ChunkRecord]) -> tuple[list[int], np.ndarray]:
+    def vectors_for(
+        self, records: Sequence[ChunkRecord | ChunkPlace]
+    ) -> tuple[list[int], np.ndarray]:
         """The journaled vectors of `records` (those that have one): chunk keys and a matrix."""
         import numpy as np
 
