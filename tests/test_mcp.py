@@ -196,12 +196,15 @@ def test_index_poll_search_and_read_a_chunk(repo: Path, model_env: dict[str, str
             assert (await status_of(client, repo))["state"] == "not_indexed"
             status = await index_and_wait(client, repo)
             assert status["files"] >= 15 and status["embedded_chunks"] == status["chunks"]
+            assert status["fast_embedded_chunks"] == status["chunks"]
+            assert status["searched_vectors"] == "default"
             assert status["percent"] == 100.0 and status["index_size"] > 0
             assert status["last_sync"] and status["watching"] is True
 
             text = await call(client, "search_code", path=str(repo),
                               query="hash a password with a random salt")
             assert first_location(text).startswith("taskboard/auth.py:")
+            assert "(keyword + semantic; default vectors)" in text.splitlines()[0]
             assert "hash_password" in text.split("\n2. ")[0]
             assert "```python" in text and "Context:" in text
             score = float(text.split("score ", 1)[1].split()[0])
