@@ -47,7 +47,10 @@ def drop_fast_set(manifest: Manifest, index_dir: Path) -> None:
     turned off); search reads the default set from then on. Commits."""
     from sharc.vector_segments import remove_set
 
-    if manifest.get_meta(FAST_MODEL_ID) is None and not (index_dir / FAST_SET.main).exists():
+    made = manifest.get_meta(FAST_MODEL_ID) or any(
+        (index_dir / name).exists() for name in (FAST_SET.main, FAST_SET.delta)
+    )
+    if not made:
         return
     remove_set(index_dir, manifest, FAST_SET)
     manifest.set_meta(FAST_MODEL_ID, "")
@@ -70,12 +73,14 @@ class FastStage:
         """Read the recorded state (before the chunking steps move the generation on); drop a
         set another fast model made."""
         model_id, _ = fast_model_identity()
-        if manifest.get_meta(FAST_MODEL_ID) not in (None, "", model_id):
-            from sharc.vector_segments import remove_set
+        made_by = manifest.get_meta(FAST_MODEL_ID)
+        if made_by != model_id:
+            if made_by:
+                from sharc.vector_segments import remove_set
 
-            remove_set(self.index_dir, manifest, FAST_SET)
-        manifest.set_meta(FAST_MODEL_ID, model_id)
-        manifest.commit()
+                remove_set(self.index_dir, manifest, FAST_SET)
+            manifest.set_meta(FAST_MODEL_ID, model_id)
+            manifest.commit()
         self.state = None if rekeyed else recorded_state(manifest, self.index_dir, FAST_SET)
         first = manifest.get_meta(SEARCHED_VECTORS) is None and not default_in_line
         self.switch_to_fast = rekeyed or first
