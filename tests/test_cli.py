@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import platform
@@ -89,7 +88,7 @@ def test_a_reader_that_stops_early_is_no_error() -> None:
     assert "Broken pipe" not in errors and "BrokenPipeError" not in errors
 
 
-def test_index_says_once_when_semantic_search_is_ready_and_estimates_the_rest(
+def test_index_says_when_semantic_search_is_ready_and_estimates_the_rest(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from sharc import cli_index
@@ -98,23 +97,35 @@ def test_index_says_once_when_semantic_search_is_ready_and_estimates_the_rest(
     clock = iter([100.0, 103.0, 110.0, 120.0])
     monkeypatch.setattr(cli_index.time, "monotonic", lambda: next(clock))
     seen: list[Progress] = []
-    ready = cli_index._SemanticReady(seen.append, lambda: "fast")
+    ready = cli_index._SemanticReady(seen.append)
     ready(Progress("embedding", chunks_done=500, chunks_total=1000, vectors="fast"))
     assert capsys.readouterr().err == ""  # the fast set is not whole yet
+    ready(Progress("ready", vectors="fast", elapsed=2.5))
     for done in (0, 100, 500, 1000):
-        ready(Progress("embedding", chunks_done=done, chunks_total=100_000, vectors="default",
-                       elapsed=2.5))
-    assert len(seen) == 5  # the progress display still gets every step
+        ready(Progress("embedding", chunks_done=done, chunks_total=100_000, vectors="default"))
+    assert len(seen) == 6  # the progress display still gets every step
     err = capsys.readouterr().err
     assert err.count("semantic search is ready (fast vectors) after 2.5 s") == 1
-    assert "100,000 chunks" in err
     # 500 chunks in 10 s: 50 chunks/s, 99,500 left: 33 minutes; said once.
     assert err.count("about 33 minutes left") == 1
 
-    # An update of an index already searched on the default model's vectors says nothing.
-    quiet = cli_index._SemanticReady(seen.append, lambda: "default")
-    quiet(Progress("embedding", chunks_done=0, chunks_total=3, vectors="default"))
-    assert "semantic search is ready" not in capsys.readouterr().err
+
+def test_sharc_index_says_when_semantic_search_is_ready(
+    small_repo: Path, tmp_path: Path
+) -> None:
+    index_dir = tmp_path / "index"
+    command = [sys.executable, "-m", "sharc.cli", "index", str(small_repo), "--index-dir",
+               str(index_dir)]
+    first = subprocess.run(command, capture_output=True, text=True, check=True)
+    assert first.stderr.count("semantic search is ready (fast vectors)") == 1
+    assert "by the fast model" in first.stderr
+    # An update of an index searched on the default model's vectors does not say it again.
+    (small_repo / "taskboard" / "extra.py").write_text("def tally(items):\n    return len(items)\n")
+    again = subprocess.run(command, capture_output=True, text=True, check=True)
+    assert "semantic search is ready" not in again.stderr
+    status = subprocess.run(command[:3] + ["status", str(small_repo), "--index-dir",
+                                           str(index_dir)], capture_output=True, text=True)
+    assert "search reads default" in status.stdout
 
 
 def test_the_command_limits_malloc_arenas_unless_the_environment_says(

@@ -132,7 +132,7 @@ def _index(args: argparse.Namespace) -> int:
         fast_vectors=args.fast_vectors,
     )
     bar = _ProgressBar()
-    progress = _SemanticReady(bar, index.searched_vectors)
+    progress = _SemanticReady(bar)
     executor = None
     if args.ray is not None:
         from sharc.distributed import RayExecutor, import_ray
@@ -148,7 +148,7 @@ def _index(args: argparse.Namespace) -> int:
         f" ({report.files_added} added, {report.files_changed} changed,"
         f" {report.files_deleted} deleted, {report.files_unchanged} unchanged;"
         f" {report.chunks_embedded} chunks embedded"
-        + (f" ({report.fast_chunks_embedded} by the fast model)"
+        + (f", and {report.fast_chunks_embedded} by the fast model"
            if report.fast_chunks_embedded else "")
         + f"; {stats.keyword_only_chunks} keyword-only"
         f" by policy in {stats.keyword_only_files} files) in {report.elapsed:.1f} s;"
@@ -285,28 +285,22 @@ class _SemanticReady:
     """Passes progress on, and says once when semantic search became available on the fast
     vectors, with how long the default model should take for the rest (`sharc.fast_vectors`)."""
 
-    def __init__(self, bar: Callable[[Progress], None], searched: Callable[[], str | None]) -> None:
+    def __init__(self, bar: Callable[[Progress], None]) -> None:
         self.bar = bar
-        self.searched = searched  # the vectors search reads now
-        self._said = False
         self._start: tuple[float, int] | None = None
         self._estimated = False
 
     def __call__(self, progress: Progress) -> None:
         self.bar(progress)
-        if progress.phase != "embedding" or progress.vectors != "default":
-            return
-        if not self._said:
-            self._said = True
-            if self.searched() != "fast":
-                return  # an update of an index already searched on the default model's
+        if progress.phase == "ready" and progress.vectors == "fast":
             _message(
                 f"\rsemantic search is ready (fast vectors) after {progress.elapsed:.1f} s;"
-                f" the default model now embeds {progress.chunks_total:,} chunks in the"
-                " background of this run, and search switches to its vectors when they are"
-                " whole. Stopping keeps a searchable index; the next `sharc index` goes on.\033[K"
+                " the default model now embeds in the background of this run, and search"
+                " switches to its vectors when they cover every chunk. Stopping keeps a"
+                " searchable index; the next `sharc index` goes on.\033[K"
             )
-        self._estimate(progress)
+        elif progress.phase == "embedding" and progress.vectors == "default":
+            self._estimate(progress)
 
     def _estimate(self, progress: Progress) -> None:
         now = time.monotonic()

@@ -130,10 +130,13 @@ class FastStage:
             result.fail(path, f"fast vectors: {reason}")
         complete = not own.failed
         manifest.set_meta(FAST_SET.complete, "1" if complete else "0")
+        switched = complete and self.switch_to_fast
         if complete:
             done.record(manifest, FAST_SET)
-            if self.switch_to_fast:
+            if switched:
                 manifest.set_meta(SEARCHED_VECTORS, FAST_SET.name)
         manifest.commit()
+        if switched:
+            report("ready", vectors=FAST_SET.name)
         # A second sync in this update (the chunks were keyed again) starts from a full compare.
         self.state = None

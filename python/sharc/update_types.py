@@ -21,7 +21,9 @@ DEFAULT_EMBEDDING_MODE: EmbeddingMode = "independent"
 class Progress:
     """Where an update stands; passed to the progress callback."""
 
-    phase: str  # walking, chunking, keyword, embedding, done
+    #: walking, chunking, keyword, embedding, ready (search reads the `vectors` set from now
+    #: on: the fast one, whole, while the default model embeds), done
+    phase: str
     files_done: int = 0
     files_total: int = 0
     chunks_done: int = 0
@@ -36,6 +38,8 @@ class Progress:
     def percent(self) -> float:
         if self.phase == "done":
             return 100.0
+        if self.phase == "ready":
+            return 55.0
         if self.phase == "embedding" and self.chunks_total:
             share = self.chunks_done / self.chunks_total
             if self.vectors == "fast":
