@@ -44,24 +44,21 @@ def _sharc_index(root: Path, index_dir: Path, *options: str) -> list[str]:
             *options]
 
 
-def _semantic_answer(root: Path, index_dir: Path) -> str | None:
+def _semantic_answer(index: Any) -> str | None:
     """The vectors a hybrid search reads now (None: none yet, or no index yet)."""
     import sharc
 
-    index = sharc.Index.open(root, index_dir=index_dir)
     try:
         return index.search(QUESTION).vectors
     except sharc.SharcError:
         return None
-    finally:
-        index.close()
 
 
 def first_semantic_result(work: Path, trees: dict[str, Path], rounds: int) -> dict[str, Any]:
     """Cold `sharc index` until vectors answer a search, against a keyword-only cold index."""
-    from sharc.vector_sets import FAST_SET
-
+    import sharc
     import sharc.ranking  # noqa: F401 - the poller's imports are not the indexer's time
+    from sharc.vector_sets import FAST_SET
 
     results: dict[str, Any] = {}
     for name, root in trees.items():
@@ -69,6 +66,9 @@ def first_semantic_result(work: Path, trees: dict[str, Path], rounds: int) -> di
         first, keyword_only, vectors = [], [], []
         for _ in range(rounds):
             shutil.rmtree(index_dir, ignore_errors=True)
+            # A searcher as a service keeps one: its fast model loaded before the clock starts.
+            searcher = sharc.Index.open(root, index_dir=index_dir)
+            searcher.fast_embedder()
             started = time.perf_counter()
             with subprocess.Popen(_sharc_index(root, index_dir), stdout=subprocess.DEVNULL,
                                   stderr=subprocess.DEVNULL) as process:
@@ -78,11 +78,13 @@ def first_semantic_result(work: Path, trees: dict[str, Path], rounds: int) -> di
                         raise RuntimeError(f"sharc index of {root} ended before vectors answered")
                     # Cheap until the fast set's file is there; then a real search says.
                     if (index_dir / FAST_SET.main).exists():
-                        answered = _semantic_answer(root, index_dir)
-                    time.sleep(0.05)
+                        answered = _semantic_answer(searcher)
+                    if answered is None:
+                        time.sleep(0.02)
                 first.append(time.perf_counter() - started)
                 vectors.append(answered)
                 process.kill()
+            searcher.close()
             shutil.rmtree(index_dir, ignore_errors=True)
             started = time.perf_counter()
             subprocess.run(_sharc_index(root, index_dir, "--keyword-only"), check=True,

@@ -21,6 +21,7 @@ id drops the set, to be made again.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -84,6 +85,16 @@ class FastStage:
         self.state = None if rekeyed else recorded_state(manifest, self.index_dir, FAST_SET)
         first = manifest.get_meta(SEARCHED_VECTORS) is None and not default_in_line
         self.switch_to_fast = rekeyed or first
+        if self.state is None:
+            # Every key is compared, so the model is needed: it loads (a second) while the
+            # tree is chunked. A no-op update never gets here with a state out of line.
+            threading.Thread(target=self._preload, name="sharc-fast-model", daemon=True).start()
+
+    def _preload(self) -> None:
+        try:
+            self.load_embedder()
+        except Exception:  # noqa: BLE001 - loading it again in `sync` reports the error
+            pass
 
     def sync(
         self,
