@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
     from sharc.search_types import SearchMode, SearchResponse
     from sharc.update_types import UpdateReport
+    from sharc.vector_reader import VectorChoice
 
 
 class AsyncIndexMethods:
@@ -44,6 +45,7 @@ class AsyncIndexMethods:
         path_glob: str | None = None,
         include_tests: bool | None = None,
         max_per_file: int | None = 2,
+        vectors: VectorChoice | None = None,
     ) -> SearchResponse:
         """`Index.search` in a worker thread: the event loop is never blocked."""
         import asyncio  # here: `sharc.index` is imported by every CLI command
@@ -51,7 +53,7 @@ class AsyncIndexMethods:
         return await asyncio.to_thread(
             self.search, query, limit=limit, mode=mode, extensions=extensions,
             languages=languages, path_prefix=path_prefix, path_glob=path_glob,
-            include_tests=include_tests, max_per_file=max_per_file,
+            include_tests=include_tests, max_per_file=max_per_file, vectors=vectors,
         )
 
     async def aupdate(self, **options: Any) -> UpdateReport:
