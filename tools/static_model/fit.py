@@ -47,6 +47,9 @@ TOKENIZER = Path(__file__).parents[2] / "python" / "sharc" / "models" / "all-Min
 )
 MAX_LENGTH = 256
 HOLDOUT = 0.02
+#: How `sharc.static_embedding` pools the vectors for search, chosen after the fit (README,
+#: "Pooling for search"); the fit itself optimises the plain sum.
+POOLING = {"count_power": 0.6, "query_weight_power": 0.6}
 
 
 def tokenize(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -314,13 +317,15 @@ def main(argv: list[str] | None = None) -> int:
     short_sha = hashlib.sha256(EXTRA.read_bytes()).hexdigest() if short_texts else None
     weights_sha = hashlib.sha256(weights.read_bytes()).hexdigest()
     settings = {
-        # Other weights, other vectors: an index keyed by this id re-embeds after a refit.
-        "model_id": f"static-minilm-{args.dimension}-{weights_sha[:8]}",
+        # Other weights or counting, other vectors: an index keyed by this id re-embeds.
+        "model_id": f"static-minilm-{args.dimension}-{weights_sha[:8]}"
+                    f"-tf{POOLING['count_power']}",
         "dimension": args.dimension,
         "max_length": MAX_LENGTH,
         "teacher": "all-MiniLM-L6-v2 (int8, sharc's default model)",
         "tokenizer": "../all-MiniLM-L6-v2/tokenizer.json",
         "weights_sha256": weights_sha,
+        "pooling": POOLING,
         "training": {
             "texts": len(train), "short_texts": len(short_texts), "held_out": len(held),
             "held_out_cosine": round(held_cos, 4), "short_corpus_sha256": short_sha,
