@@ -7,6 +7,8 @@
 #      bound at lengths 64/128/256 and budgets 8k-128k tokens, fp16 and fp32 (attention fused,
 #      as sharc runs them) and fp16 with the exported attention:
 #      $OUT/speed_gpu_encoder.json (copy it to benches/results/ to commit it).
+#   3. a cold index of sharc's python/ tree, fast vectors then the default model against the
+#      default model alone (benches/speed/two_stage.py total): $OUT/speed_two_stage_gpu.json.
 #   The log is $OUT/check.log.
 #
 # The device lacks onnxruntime-gpu, the model's weights and sharc's native module:
@@ -92,4 +94,8 @@ for key, run in sorted(result["best"].items()):
           f" {run['percent_of_fp16_peak']:.2f}% of {result['peak_fp16_tflops']} TFLOP/s"
           f" (budget {run['budget']})")
 EOF
+echo "== 3. fast vectors first: does the fast stage pay on the GPU? (sharc's own python/ tree)"
+timeout 150 "$PYTHON" -m benches.speed.two_stage --only total --quick --tree python \
+    --work /tmp/sharc-gpu-work --out "$OUT/speed_two_stage_gpu.json"
+echo "exit $?"
 exit $status
