@@ -525,7 +525,9 @@ def describe_candidates(edge: Edge, *, limit: int = 3) -> str:
     return ", ".join(shown) + (f", +{extra} more" if extra > 0 else "")
 
 
-def with_neighbours(results: list[SearchResult], manifest: Manifest, top: int) -> list[SearchResult]:
+def with_neighbours(
+    results: list[SearchResult], manifest: Manifest, top: int
+) -> list[SearchResult]:
     """Search results whose `top` first (those with a symbol) carry what calls them and what
     they call."""
     from dataclasses import replace

@@ -10,7 +10,8 @@ normalises its scores over its own candidates, so its best hit scores near 1 how
 Vector similarities share a scale only under one model: semantic and hybrid search need the
 indexes that have vectors to share their model (keyword search takes any mix), and the query is
 embedded once. The indexes read one vector set (`sharc.fast_vectors`): the default model's when
-every one of them reads it, else the fast model's where they have it. BM25 scores keep each index's own term statistics, as in that index alone.
+every one of them reads it, else the fast model's where they have it. BM25 scores keep each
+index's own term statistics, as in that index alone.
 
 Each hit is a `RootedResult`: a `SearchResult` that names the root it came from.
 """

@@ -69,8 +69,9 @@ class IndexWriter:
     """Writes the index of `root` in `index_dir`; one update at a time per index (a file lock).
 
     `load_embedder(model)` gives the model (loading it takes a second); `loaded_embedder(model)`
-    the one already loaded, if any; `load_fast_embedder()` the fast model, for the fast set. An `executor` (`sharc.distributed.RayExecutor`) chunks and
-    embeds on a cluster; this process stays the only writer of the index.
+    the one already loaded, if any; `load_fast_embedder()` the fast model, for the fast set. An
+    `executor` (`sharc.distributed.RayExecutor`) chunks and embeds on a cluster; this process
+    stays the only writer of the index.
     """
 
     def __init__(
