@@ -167,15 +167,18 @@ index.update(progress=progress)
 print("finished - 0", flush=True)
 """
 
-#: Where the prober aims: the stage of the kill, by the events the indexer prints.
-_TARGETS = ("chunking", "keyword", "fast", "default", "done")
+#: The stages in the order a run passes them, by the events the indexer prints; the prober
+#: aims at one (the two vector stages twice as often), and kills at the first event past it
+#: when it passed it without stopping.
+_STAGES = ("walking", "chunking", "keyword", "fast", "ready", "default", "done", "finished")
+_TARGETS = ("chunking", "keyword", "fast", "fast", "default", "default", "done")
 
 
 def _stage_of(line: str) -> str:
     phase, vectors, _ = line.split()
     if phase == "embedding":
         return vectors if vectors in ("fast", "default") else "default"
-    return phase
+    return phase if phase in _STAGES else "walking"
 
 
 def kill_probe(work: Path, kills: int, seed: int = 11) -> dict[str, Any]:
@@ -203,7 +206,8 @@ def kill_probe(work: Path, kills: int, seed: int = 11) -> dict[str, Any]:
             for line in process.stdout:
                 stage = _stage_of(line)
                 events += 1
-                if stage == "finished" or (stage == target and chance.random() < 0.5):
+                passed = _STAGES.index(stage) > _STAGES.index(target)
+                if passed or (stage == target and chance.random() < 0.5):
                     break
             time.sleep(chance.uniform(0.0, 0.05))
             os.kill(process.pid, signal.SIGKILL)
