@@ -534,11 +534,12 @@ def _fast_model_lines(results: Path) -> list[str]:
         )
     lines += [
         "",
-        "Pick the fast model for a very large tree on a CPU, or to have vectors in seconds; on"
-        " whole-repository questions it stays within a few points of the default model in"
-        " hybrid search (BM25 and the ranking carry the identifiers), but it is far weaker on"
-        " web-style questions about single functions (CoSQA). The default model stays the"
-        " default.",
+        "Every index with the default model keeps the fast model's vectors too and searches"
+        " them until the default model's are whole (next section), so a cold index has vectors"
+        " in seconds without choosing. `--model fast` alone suits a very large tree on a CPU:"
+        " on whole-repository questions its hybrid search is level with the default model's"
+        " (BM25 and the ranking carry the identifiers), but it is weaker on web-style"
+        " questions about single functions (CoSQA). The default model stays the default.",
         "",
     ]
     return lines
