@@ -46,13 +46,13 @@ def fast_model_identity() -> tuple[str, int]:
 def drop_fast_set(manifest: Manifest, index_dir: Path) -> None:
     """Remove the fast set (an index turned to the fast model itself, or with the fast set
     turned off); search reads the default set from then on. Commits."""
-    from sharc.vector_segments import remove_set
-
     made = manifest.get_meta(FAST_MODEL_ID) or any(
         (index_dir / name).exists() for name in (FAST_SET.main, FAST_SET.delta)
     )
     if not made:
         return
+    from sharc.vector_segments import remove_set  # numpy: not for an update with nothing to do
+
     remove_set(index_dir, manifest, FAST_SET)
     manifest.set_meta(FAST_MODEL_ID, "")
     manifest.set_meta(SEARCHED_VECTORS, DEFAULT_SET.name)
