@@ -23,6 +23,21 @@ def _open(root: Path, index_dir: Path, **settings: object) -> Index:
     return sharc.Index.open(root, index_dir=index_dir, **settings)  # type: ignore[arg-type]
 
 
+def test_a_no_op_index_of_the_fast_model_loads_neither_the_model_nor_the_stores(
+    small_repo: Path, tmp_path: Path
+) -> None:
+    index_dir = tmp_path / "index"
+    assert _open(small_repo, index_dir, model="fast").update().chunks_embedded > 0
+    code = (
+        "import sys; from sharc.cli import main; "
+        f"main(['index', {str(small_repo)!r}, '--index-dir', {str(index_dir)!r}]); "
+        f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))"
+    )
+    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert output.stdout.strip() == ""
+    assert "0 chunks embedded" in output.stderr
+
+
 def test_a_no_op_index_loads_neither_the_model_nor_the_stores(
     small_repo: Path, tmp_path: Path
 ) -> None:
