@@ -23,17 +23,22 @@ def _open(root: Path, index_dir: Path, **settings: object) -> Index:
     return sharc.Index.open(root, index_dir=index_dir, **settings)  # type: ignore[arg-type]
 
 
+def _index_in_a_process(root: Path, index_dir: Path) -> subprocess.CompletedProcess[str]:
+    """`sharc index` in a new process; its stdout names the heavy modules it imported."""
+    code = (
+        "import sys; from sharc.cli import main; "
+        f"main(['index', {str(root)!r}, '--index-dir', {str(index_dir)!r}]); "
+        f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))"
+    )
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+
+
 def test_a_no_op_index_of_the_fast_model_loads_neither_the_model_nor_the_stores(
     small_repo: Path, tmp_path: Path
 ) -> None:
     index_dir = tmp_path / "index"
     assert _open(small_repo, index_dir, model="fast").update().chunks_embedded > 0
-    code = (
-        "import sys; from sharc.cli import main; "
-        f"main(['index', {str(small_repo)!r}, '--index-dir', {str(index_dir)!r}]); "
-        f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))"
-    )
-    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    output = _index_in_a_process(small_repo, index_dir)
     assert output.stdout.strip() == ""
     assert "0 chunks embedded" in output.stderr
 
@@ -44,12 +49,7 @@ def test_a_no_op_index_loads_neither_the_model_nor_the_stores(
     index_dir = tmp_path / "index"
     built = _open(small_repo, index_dir).update()
     assert built.chunks_embedded > 0
-    code = (
-        "import sys; from sharc.cli import main; "
-        f"main(['index', {str(small_repo)!r}, '--index-dir', {str(index_dir)!r}]); "
-        f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))"
-    )
-    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    output = _index_in_a_process(small_repo, index_dir)
     assert output.stdout.strip() == ""
     assert "0 chunks embedded" in output.stderr
     stats = _open(small_repo, index_dir).stats()  # the count the writer recorded
@@ -58,12 +58,12 @@ def test_a_no_op_index_loads_neither_the_model_nor_the_stores(
     # A change that needs the model loads it (the tokenizer comes with it); one that only
     # removes chunks does not (usearch brings onnxruntime's module, not a model).
     (small_repo / "taskboard" / "scheduler.py").unlink()
-    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    output = _index_in_a_process(small_repo, index_dir)
     assert "tokenizers" not in output.stdout and "usearch" in output.stdout
     assert "0 chunks embedded" in output.stderr
     auth = small_repo / "taskboard" / "auth.py"
     auth.write_text(auth.read_text() + "\n\ndef forget_user(name):\n    return name\n")
-    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    output = _index_in_a_process(small_repo, index_dir)
     assert "tokenizers" in output.stdout and "1 chunks embedded" in output.stderr
     index = _open(small_repo, index_dir)
     assert index.search("forget_user").arms == ("keyword", "semantic")

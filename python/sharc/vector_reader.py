@@ -88,8 +88,7 @@ class VectorReader:
         if asked is not None:
             wanted = [DEFAULT_SET if fast_model or asked == "default" else FAST_SET]
         else:
-            first = searched_set(manifest)
-            wanted = [first, FAST_SET if first is DEFAULT_SET else DEFAULT_SET]
+            wanted = _in_search_order(manifest)
         for vector_set in wanted:
             vectors = self.vectors(manifest, vector_set)
             if vectors is not None and len(vectors):
@@ -111,8 +110,7 @@ class VectorReader:
     def searched_name(self, manifest: Manifest) -> VectorChoice | None:
         """What `choose(manifest, None)` would report, from the files' presence alone (no
         vectors are read)."""
-        first = searched_set(manifest)
-        for vector_set in (first, FAST_SET if first is DEFAULT_SET else DEFAULT_SET):
+        for vector_set in _in_search_order(manifest):
             if any(
                 file_signature(self.index_dir / name) is not None
                 for name in (vector_set.main, vector_set.delta)
@@ -124,6 +122,12 @@ class VectorReader:
     def forget(self) -> None:
         with self._lock:
             self._open.clear()
+
+
+def _in_search_order(manifest: Manifest) -> list[VectorSet]:
+    """Both sets: the one search reads first, the other where that one has no vectors."""
+    first = searched_set(manifest)
+    return [first, FAST_SET if first is DEFAULT_SET else DEFAULT_SET]
 
 
 def built_with_fast(manifest: Manifest) -> bool:
