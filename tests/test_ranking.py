@@ -52,7 +52,7 @@ from sharc.ranking.graph import (
 )
 from sharc.ranking.learned import FEATURES, LinearWeights, features
 from sharc.ranking.penalties import apply_penalties, penalty_bound, penalty_factor
-from sharc.ranking.visibility import DefinitionFacts, declared_stub
+from sharc.ranking.visibility import DefinitionFacts, declared_stub, definition_finder
 
 
 @dataclass(frozen=True)
@@ -1108,6 +1108,34 @@ def test_the_shortest_qualified_name_and_a_body_come_first() -> None:
     ]
     stub = {"reopened": DefinitionFacts(stub=True)}
     assert _primary("Engine", scored, stub) == ["body", "reopened"]
+
+
+class _Declarations:
+    """A definition source over fixed `(id, language, symbol, header, code)` rows."""
+
+    def __init__(self, rows: list[tuple[str, str, str, str, str]]) -> None:
+        self.rows = rows
+
+    def definitions_among(self, chunk_ids, names):  # type: ignore[no-untyped-def]
+        return [row for row in self.rows if row[0] in chunk_ids and row[2] in names]
+
+
+def test_the_part_that_declares_a_name_comes_before_its_cut_off_doc_comment() -> None:
+    # A trait with a long doc comment: the chunker cut the comment into a part of its own.
+    doc = "/// Provides the `context` method.\n///\n/// ```\n/// use anyhow::Context;\n/// ```\n"
+    body = "pub trait Context<T, E> {\n    fn context(self) -> T;\n    fn with(self) -> T;\n}\n"
+    facts = definition_finder(_Declarations([
+        ("doc", "rust", "Context", "", doc), ("trait", "rust", "Context", "", body),
+    ]))(["doc", "trait"], ["Context"])
+    assert facts["doc"].undeclared and not facts["trait"].undeclared
+    scored = [
+        (Candidate("doc", "src/lib.rs", "Context", fqn="Context", kind="trait",
+                   start_line=470, end_line=579), 0.9),
+        (Candidate("trait", "src/lib.rs", "Context", fqn="Context", kind="trait",
+                   start_line=580, end_line=628), 0.8),
+    ]
+    assert _primary("Context", scored, facts) == ["trait", "doc"]
+    assert _primary("Context", scored) == ["doc", "trait"]  # the larger part, without facts
 
 
 def test_a_stub_is_a_forward_declaration_prototype_or_reopening() -> None:

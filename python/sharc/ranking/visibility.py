@@ -53,6 +53,9 @@ class DefinitionFacts(NamedTuple):
     #: No body to speak of: a forward declaration, a prototype, or a type reopened for a line
     #: or two elsewhere (`declared_stub`).
     stub: bool = False
+    #: Its code never names it outside comments: the doc comment of a definition that the
+    #: chunker cut off from the declaration it documents.
+    undeclared: bool = False
 
 
 def definition_finder(
@@ -69,6 +72,7 @@ def definition_finder(
                 restricted=declared_restricted(language, symbol, code),
                 deprecated=declared_deprecated(symbol, code),
                 stub=declared_stub(symbol, code),
+                undeclared=bool(symbol) and _declaring_line(symbol, code) is None,
             )
             for chunk_id, language, symbol, header, code in source.definitions_among(
                 chunk_ids, names
