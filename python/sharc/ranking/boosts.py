@@ -40,31 +40,12 @@ def path_words(path: str) -> tuple[frozenset[str], frozenset[str]]:
     return content_words(stem), content_words(" ".join(directories))
 
 
-def path_words_match(path: str, query_words: frozenset[str], variants: bool = False) -> float:
-    """How well a file's name (fully) or its directories (half) match the query's words, 0-1;
-    `variants`: a word matches its other forms too (`same_word`: `loader` for "loaded")."""
+def path_words_match(path: str, query_words: frozenset[str]) -> float:
+    """How well a file's name (fully) or its directories (half) match the query's words, 0-1."""
     stem, directories = path_words(path)
-    match = variant_words_match if variants else name_words_match
-    return max(match(stem, query_words), 0.5 * match(directories, query_words))
-
-
-def same_word(one: str, other: str) -> bool:
-    """Whether two words are forms of one word: equal, or sharing a start of at least four
-    letters that covers all but two letters of the shorter (`route` and `routing`, `load`
-    and `loader`, `validation` and `validator`; not `map` and `mapper`)."""
-    if one == other:
-        return True
-    shared = len(posixpath.commonprefix([one, other]))
-    return shared >= 4 and shared >= min(len(one), len(other)) - 2
-
-
-def variant_words_match(name_words: frozenset[str], query_words: frozenset[str]) -> float:
-    """`name_words_match` where a word matches its other forms (`same_word`)."""
-    if not name_words or not query_words:
-        return 0.0
-    named = sum(any(same_word(n, q) for q in query_words) for n in name_words)
-    asked = sum(any(same_word(q, n) for n in name_words) for q in query_words)
-    return (named / len(name_words)) * math.sqrt(asked / len(query_words))
+    return max(
+        name_words_match(stem, query_words), 0.5 * name_words_match(directories, query_words)
+    )
 
 
 def _referable(fqn: str, language: str) -> str:
@@ -194,13 +175,8 @@ def chunk_boost(chunk: RankedChunk, intent: QueryIntent, settings: RankingSettin
 def path_boost(path: str, intent: QueryIntent, settings: RankingSettings) -> float:
     """The boost of a file named by the query's words."""
     if intent.words and settings.path_words_lift:
-        return 1.0 + settings.path_words_lift * query_path_match(path, intent, settings)
+        return 1.0 + settings.path_words_lift * path_words_match(path, intent.words)
     return 1.0
-
-
-def query_path_match(path: str, intent: QueryIntent, settings: RankingSettings) -> float:
-    """`path_words_match` of the query's words (and their variants, if the settings say so)."""
-    return path_words_match(path, intent.words, settings.path_word_variants)
 
 
 def boost_bound(intent: QueryIntent, settings: RankingSettings) -> float:
@@ -217,21 +193,13 @@ def boost_bound(intent: QueryIntent, settings: RankingSettings) -> float:
 
 
 def apply_boosts(
-    candidates: Sequence[Scored[C]],
-    intent: QueryIntent,
-    settings: RankingSettings,
-    reference: float = 0.0,
+    candidates: Sequence[Scored[C]], intent: QueryIntent, settings: RankingSettings
 ) -> list[Scored[C]]:
-    """Every candidate times its boosts, plus the additive path bonus (`path_words_bonus`)
-    relative to `reference`, the best fused score of the search."""
-    by_path: dict[str, tuple[float, float]] = {}  # a search's candidates share a few dozen files
-    bonus = settings.path_words_bonus * reference if intent.words else 0.0
+    by_path: dict[str, float] = {}  # a search's candidates share a few dozen files
     boosted = []
     for chunk, score in candidates:
-        path_lift = by_path.get(chunk.path)
-        if path_lift is None:
-            added = bonus * query_path_match(chunk.path, intent, settings) if bonus else 0.0
-            path_lift = by_path[chunk.path] = (path_boost(chunk.path, intent, settings), added)
-        factor, added = path_lift
-        boosted.append((chunk, score * factor * chunk_boost(chunk, intent, settings) + added))
+        path_factor = by_path.get(chunk.path)
+        if path_factor is None:
+            path_factor = by_path[chunk.path] = path_boost(chunk.path, intent, settings)
+        boosted.append((chunk, score * path_factor * chunk_boost(chunk, intent, settings)))
     return boosted

@@ -10,7 +10,7 @@ as strong.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from sharc.ranking.records import C, Scored
 from sharc.ranking.settings import RankingSettings
@@ -34,8 +34,6 @@ def rank_files(candidates: Sequence[Scored[C]], settings: RankingSettings) -> li
     if not settings.files_first:
         return list(candidates)
     totals = file_scores(candidates, settings.file_share, settings.file_chunks)
-    if settings.file_sum_lift:
-        totals = _lift_by_sum(candidates, totals, settings.file_sum_lift)
     best: dict[str, int] = {}
     for position, (chunk, score) in enumerate(candidates):
         current = best.get(chunk.path)
@@ -50,59 +48,8 @@ def rank_files(candidates: Sequence[Scored[C]], settings: RankingSettings) -> li
     return ranked
 
 
-def _lift_by_sum(
-    candidates: Sequence[Scored[C]], totals: dict[str, float], lift: float
-) -> dict[str, float]:
-    """`totals`, each file's raised by `lift` times the best candidate's score times the
-    file's summed candidate scores relative to the largest sum of any file."""
-    sums: dict[str, float] = {}
-    for chunk, score in candidates:
-        sums[chunk.path] = sums.get(chunk.path, 0.0) + max(0.0, score)
-    largest = max(sums.values(), default=0.0)
-    top = max((score for _, score in candidates), default=0.0)
-    if largest <= 0 or top <= 0:
-        return totals
-    return {path: total + lift * top * sums[path] / largest for path, total in totals.items()}
-
-
-def fuse_files(
-    fused: Sequence[tuple[str, float]],
-    normalised: Mapping[str, Mapping[str, float]],
-    shares: Mapping[str, float],
-    paths: Mapping[str, str],
-    reach: float,
-) -> list[tuple[str, float]]:
-    """Fused `(id, score)` pairs, best first, each file's best one raised: in each arm by its
-    share times `reach` times how far its scaled score falls short of the best scaled score
-    of any chunk of its file in that arm. `paths` maps ids to files (ids without one keep
-    their score)."""
-    best: dict[tuple[str, str], float] = {}
-    for arm, scores in normalised.items():
-        for chunk_id, value in scores.items():
-            path = paths.get(chunk_id)
-            if path is not None and value > best.get((arm, path), 0.0):
-                best[(arm, path)] = value
-    raised: dict[str, tuple[int, float]] = {}
-    for position, (chunk_id, score) in enumerate(fused):
-        path = paths.get(chunk_id)
-        if path is None:
-            continue
-        gain = sum(
-            share * reach * max(0.0, best.get((arm, path), 0.0) - normalised[arm].get(chunk_id, 0.0))
-            for arm, share in shares.items()
-            if arm in normalised
-        )
-        current = raised.get(path)
-        if current is None or score + gain > current[1]:
-            raised[path] = (position, score + gain)
-    lifted = list(fused)
-    for position, score in raised.values():
-        lifted[position] = (lifted[position][0], score)
-    return sorted(lifted, key=lambda pair: -pair[1])
-
-
 def file_bound(settings: RankingSettings) -> float:
     """The largest factor `rank_files` can give a file's best chunk (scores at most 1 each)."""
     if not settings.files_first:
         return 1.0
-    return 1.0 + settings.file_share * settings.file_chunks + settings.file_sum_lift
+    return 1.0 + settings.file_share * settings.file_chunks

@@ -77,7 +77,6 @@ def score_fusion(
     exhausted_floor: Mapping[str, float] | None = None,
     floor_score: Mapping[str, float] | None = None,
     unseen: Mapping[str, Collection[str]] | None = None,
-    scale: str = "minmax",
 ) -> list[tuple[str, float]]:
     """Convex combination of each arm's min-max normalised scores, 0-1, best first.
 
@@ -95,18 +94,22 @@ def score_fusion(
     """
     if floor_rank < 1:
         raise ValueError(f"floor_rank must be at least 1, got {floor_rank}")
-    if scale == "confidence":
-        weights = {arm: weights.get(arm, 1.0) * arm_confidence(arm_hits, floor_rank)
-                   for arm, arm_hits in hits.items() if arm_hits}
-        scale = "minmax"
-    shares = arm_shares(hits, weights)
-    if not shares:
+    ran = {arm: list(arm_hits) for arm, arm_hits in hits.items() if arm_hits}
+    total = sum(max(0.0, weights.get(arm, 1.0)) for arm in ran)
+    if total <= 0:
         return []
-    order = list(shares)
-    normalised = normalised_arms(hits, floor_rank, exhausted_floor, floor_score, scale)
+    order = sorted(ran, key=lambda arm: -weights.get(arm, 1.0))
+    normalised = {
+        arm: _lifted(
+            normalise_arm(ran[arm], floor_rank, (exhausted_floor or {}).get(arm)),
+            (floor_score or {}).get(arm, 0.0),
+            floor_rank,
+        )
+        for arm in order
+    }
     scores: dict[str, float] = {}
     for arm in order:
-        share = shares[arm]
+        share = max(0.0, weights.get(arm, 1.0)) / total
         for item, value in normalised[arm].items():
             scores[item] = scores.get(item, 0.0) + share * value
         for item in (unseen or {}).get(arm, ()):
@@ -118,46 +121,6 @@ def score_fusion(
     return sorted(scores.items(), key=lambda pair: -pair[1])
 
 
-def arm_shares(
-    hits: Mapping[str, Sequence[tuple[str, float]]], weights: Mapping[str, float]
-) -> dict[str, float]:
-    """Each arm that returned hits, heaviest first, with its weight divided by the total
-    weight of those arms (empty when that total is 0)."""
-    ran = [arm for arm, arm_hits in hits.items() if arm_hits]
-    total = sum(max(0.0, weights.get(arm, 1.0)) for arm in ran)
-    if total <= 0:
-        return {}
-    order = sorted(ran, key=lambda arm: -weights.get(arm, 1.0))
-    return {arm: max(0.0, weights.get(arm, 1.0)) / total for arm in order}
-
-
-def normalised_arms(
-    hits: Mapping[str, Sequence[tuple[str, float]]],
-    floor_rank: int = 100,
-    exhausted_floor: Mapping[str, float] | None = None,
-    floor_score: Mapping[str, float] | None = None,
-    scale: str = "minmax",
-) -> dict[str, dict[str, float]]:
-    """Each arm's hits as `score_fusion` scales them (`normalise_arm`, then `floor_score`)."""
-    if scale.startswith("spread"):
-        spread = {KEYWORD, SEMANTIC} if scale == "spread" else {scale.split("-")[1]}
-        return {
-            arm: spread_arm(arm_hits, floor_rank) if arm in spread else _lifted(
-                normalise_arm(arm_hits, floor_rank, (exhausted_floor or {}).get(arm)),
-                (floor_score or {}).get(arm, 0.0), floor_rank)
-            for arm, arm_hits in hits.items() if arm_hits
-        }
-    return {
-        arm: _lifted(
-            normalise_arm(arm_hits, floor_rank, (exhausted_floor or {}).get(arm)),
-            (floor_score or {}).get(arm, 0.0),
-            floor_rank,
-        )
-        for arm, arm_hits in hits.items()
-        if arm_hits
-    }
-
-
 def _lifted(normalised: dict[str, float], low: float, floor_rank: int) -> dict[str, float]:
     """The first `floor_rank` scores scaled from 0-1 to `low`-1."""
     if not low:
@@ -166,38 +129,6 @@ def _lifted(normalised: dict[str, float], low: float, floor_rank: int) -> dict[s
         item: low + (1.0 - low) * value if rank < floor_rank else value
         for rank, (item, value) in enumerate(normalised.items())
     }
-
-
-def arm_confidence(arm_hits: Sequence[tuple[str, float]], floor_rank: int = 100) -> float:
-    """How far an arm's best hit stands out of its first `floor_rank` scores: its distance
-    above their mean in standard deviations, over three, 0.1-1."""
-    top = [raw for _, raw in arm_hits[:floor_rank]]
-    if len(top) < 2:
-        return 1.0
-    mean = sum(top) / len(top)
-    deviation = (sum((raw - mean) ** 2 for raw in top) / len(top)) ** 0.5
-    if deviation <= 0:
-        return 1.0
-    return max(0.1, (top[0] - mean) / deviation)
-
-
-def spread_arm(arm_hits: Sequence[tuple[str, float]], floor_rank: int = 100) -> dict[str, float]:
-    """One arm's hits scaled by the spread of its first `floor_rank` scores: the mean minus
-    three standard deviations is 0, the mean plus three is 1 (clipped): an arm whose best
-    hit stands out of its list counts more than one whose list is flat."""
-    if not arm_hits:
-        return {}
-    top = [raw for _, raw in arm_hits[:floor_rank]]
-    mean = sum(top) / len(top)
-    deviation = (sum((raw - mean) ** 2 for raw in top) / len(top)) ** 0.5
-    normalised: dict[str, float] = {}
-    for item, raw in arm_hits:
-        if item not in normalised:
-            normalised[item] = (
-                min(1.0, max(0.0, (raw - mean + 3 * deviation) / (6 * deviation)))
-                if deviation > 0 else 1.0
-            )
-    return normalised
 
 
 def normalise_arm(
@@ -241,27 +172,11 @@ def fuse(
         return score_fusion(
             hits, arm_weights, floor_rank=settings.floor_rank, exhausted_floor={KEYWORD: 0.0},
             floor_score={SEMANTIC: settings.semantic_floor_score}, unseen={SEMANTIC: unseen},
-            scale=settings.fusion_scale,
         )
     rankings = {arm: [item for item, _ in arm_hits] for arm, arm_hits in hits.items()}
     fused = reciprocal_rank_fusion(rankings, arm_weights, k=settings.k)
     normalised = normalize_scores([score for _, score in fused], weights=arm_weights, k=settings.k)
     return [(item, score) for (item, _), score in zip(fused, normalised)]
-
-
-def arm_evidence(
-    hits: Mapping[str, Sequence[tuple[str, float]]],
-    kind: QueryKind,
-    settings: RankingSettings = DEFAULT_SETTINGS,
-) -> tuple[dict[str, dict[str, float]], dict[str, float]]:
-    """What score fusion made of each arm for a query of `kind`: the arms' scaled scores
-    (`normalised_arms`) and shares (`arm_shares`)."""
-    weights = {arm: weights_for(kind, settings).weight(arm) for arm in hits if hits[arm]}
-    normalised = normalised_arms(
-        hits, settings.floor_rank, {KEYWORD: 0.0}, {SEMANTIC: settings.semantic_floor_score},
-        settings.fusion_scale,
-    )
-    return normalised, arm_shares(hits, weights)
 
 
 def normalize_scores(

@@ -14,8 +14,8 @@ from typing import Generic
 
 from sharc.ranking.boosts import apply_boosts, boost_bound
 from sharc.ranking.coherence import apply_coherence
-from sharc.ranking.files import fuse_files, rank_files
-from sharc.ranking.fusion import KEYWORD, SEMANTIC, arm_evidence, fuse
+from sharc.ranking.files import rank_files
+from sharc.ranking.fusion import KEYWORD, SEMANTIC, fuse
 from sharc.ranking.graph import (
     GraphFacts,
     apply_neighbours,
@@ -122,8 +122,6 @@ def rank_hits(
         settings = replace(settings, files_first=False)
     shares = _fusion_settings(query, kind, hits, settings, read_text)
     fused = fuse(hits, kind, shares, _unseen_keyword_hits(hits, settings, unseen))
-    if settings.file_fusion > 0 and settings.method == "score" and len(answered) > 1 and fused:
-        fused, read = _fused_by_file(fused, hits, kind, shares, read)
     intent = QueryIntent.of(query, kind, include_tests=include_tests, fused=len(answered) > 1)
     neighbours = graph is not None and wants_neighbours(intent, settings)
     lifts_definitions = settings.definitions_first and intent.single_name
@@ -134,7 +132,6 @@ def rank_hits(
         limit is None
         or settings.coherence_lift > 0
         or settings.files_first
-        or settings.path_words_bonus > 0
         or settings.combination == "learned"
         or neighbours
         or (lifts_definitions and defines is None)
@@ -186,22 +183,6 @@ def _fusion_settings(
     return replace(settings, natural_keyword=settings.covered_keyword)
 
 
-def _fused_by_file(
-    fused: Sequence[tuple[str, float]],
-    hits: Mapping[str, Sequence[tuple[str, float]]],
-    kind: QueryKind,
-    settings: RankingSettings,
-    read: RecordReader[C],
-) -> tuple[list[tuple[str, float]], RecordReader[C]]:
-    """`fused` with each file's best chunk credited with its file's best in each arm
-    (`fuse_files`), and a reader of the records this had to read."""
-    records = read([chunk_id for chunk_id, _ in fused])
-    normalised, shares = arm_evidence(hits, kind, settings)
-    paths = {chunk_id: record.path for chunk_id, record in records.items()}
-    lifted = fuse_files(fused, normalised, shares, paths, settings.file_fusion)
-    return lifted, lambda ids: {i: records[i] for i in ids if i in records}
-
-
 def _unseen_keyword_hits(
     hits: Mapping[str, Sequence[tuple[str, float]]],
     settings: RankingSettings,
@@ -245,7 +226,6 @@ def _score_blocks(
     only ones `definitions_first` may lift) are read before the others, so that bound holds
     for every unread candidate; those in `demoted` follow the others of their tier."""
     bound = boost_bound(intent, settings) * penalty_bound(settings)
-    reference = fused[0][1] if fused else 0.0
     # Read whole, the candidates are ranked as files before definitions come first: both
     # look across blocks.
     blockwise = top is not None
@@ -253,7 +233,7 @@ def _score_blocks(
     if first:
         defining = [pair for pair in fused if pair[0] in first]
         candidates += _score_block(
-            defining, read, intent, settings, accepts, (demoted, facts), blockwise, reference
+            defining, read, intent, settings, accepts, (demoted, facts), blockwise
         )
         fused = [pair for pair in fused if pair[0] not in first]
     block = max(1, len(fused)) if top is None else READ_BLOCK
@@ -264,7 +244,7 @@ def _score_blocks(
                 break
         candidates += _score_block(
             fused[start : start + block], read, intent, settings, accepts, (demoted, facts),
-            blockwise, reference,
+            blockwise,
         )
     if blockwise:
         return candidates
@@ -280,18 +260,16 @@ def _score_block(
     accepts: Callable[[C], bool] | None,
     declared: tuple[Mapping[str, int] | None, Mapping[str, DefinitionFacts] | None],
     shaped: bool,
-    reference: float,
 ) -> list[Scored[C]]:
     """The stages up to shaping over one block of fused candidates, their records read;
-    `shaped`: definitions first too (the stage that looks across files comes after);
-    `reference`: the best fused score of the search (additive boosts are relative to it)."""
+    `shaped`: definitions first too (the stage that looks across files comes after)."""
     records = read([chunk_id for chunk_id, _ in block])
     fresh = [
         (records[chunk_id], score)
         for chunk_id, score in block
         if chunk_id in records and (accepts is None or accepts(records[chunk_id]))
     ]
-    fresh = apply_boosts(fresh, intent, settings, reference)
+    fresh = apply_boosts(fresh, intent, settings)
     fresh = apply_coherence(fresh, settings)
     fresh = apply_penalties(fresh, intent, settings)
     if not shaped:

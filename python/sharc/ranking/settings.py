@@ -51,8 +51,6 @@ class RankingSettings:
     #: one only BM25 found. It stands in for a deeper floor (scaling to 0 at rank 300 gained
     #: as much on dev but searched the vectors 300 deep, 3 ms more at 100k chunks).
     semantic_floor_score: float = 0.15
-    #: `minmax` (above) or `spread`: each arm scaled by the mean and spread of its scores.
-    fusion_scale: str = "minmax"
 
     # -- boosts: what the query names ------------------------------------------------------
     #: For the chunk that defines the identifier the query names (a case-insensitive match
@@ -82,13 +80,6 @@ class RankingSettings:
     #: Searches for words: a chunk whose file or directory is named by the query's words
     #: (`cookies.py` for "cookie handling") rises by up to this fraction.
     path_words_lift: float = 0.5
-    #: Searches for words: every candidate of a file named by the query's words gains this
-    #: times the best fused score times the match (`path_words_match`), added rather than
-    #: multiplied, so a weak chunk of the file the question names rises as far as a strong
-    #: one; 0 turns it off.
-    path_words_bonus: float = 0.0
-    #: A path's words match the query's other forms of them too (`loader` and "loaded").
-    path_word_variants: bool = False
 
     # -- file coherence --------------------------------------------------------------------
     #: The best chunk of a file with several other relevant chunks rises by up to this
@@ -116,15 +107,6 @@ class RankingSettings:
     file_share: float = 0.3
     file_chunks: int = 2
     repeat_factor: float = 1.0
-    #: Files first: a file's best chunk also gains this times the best candidate's score
-    #: times the file's summed candidate scores relative to the file with the largest sum;
-    #: 0 turns it off.
-    file_sum_lift: float = 0.0
-    #: Score fusion, fused searches: each file's best chunk counts, in each arm, up to this
-    #: share of the way from its own scaled score to the best score any chunk of its file has
-    #: in that arm, so a file both arms found (each at a different chunk) rises as if one
-    #: chunk held both; 0 turns it off.
-    file_fusion: float = 0.0
 
     # -- graph neighbours (`sharc.ranking.graph`): questions in words only -----------------
     #: Every candidate of a file linked by a reference (either way) to one of the
@@ -181,8 +163,7 @@ class RankingSettings:
             raise ValueError(f"keyword shares must lie in 0-1, got {shares}")
         lifts = (
             self.name_words_lift, self.path_words_lift, self.coherence_lift,
-            self.neighbour_lift, self.file_share, self.path_words_bonus, self.file_sum_lift,
-            self.file_fusion,
+            self.neighbour_lift, self.file_share,
         )
         if min(lifts) < 0.0:
             raise ValueError(f"lifts must not be negative, got {lifts}")
@@ -196,10 +177,7 @@ class RankingSettings:
         }
         lifts = {
             name: 0.0
-            for name in (
-                "name_words_lift", "path_words_lift", "path_words_bonus", "coherence_lift",
-                "neighbour_lift", "file_sum_lift", "file_fusion",
-            )
+            for name in ("name_words_lift", "path_words_lift", "coherence_lift", "neighbour_lift")
         }
         return dataclasses.replace(
             self, **neutral, **lifts, definitions_first=False, files_first=False
