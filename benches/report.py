@@ -256,8 +256,9 @@ def _baseline_lines(data: dict[str, Any]) -> list[str]:
             f"{label} {entry[key][0]:+.1f} ({entry[key][1]:+.1f} to {entry[key][2]:+.1f})"
             for key, label in BASELINE_METRICS if key in entry
         ]
-        lines += [f"Hybrid on {split} against the same queries on `git` {commit} (the ranking"
-                  " before files first), paired bootstrap: " + "; ".join(parts) + ".", ""]
+        note = f" ({baseline['note']})" if baseline.get("note") else ""
+        lines += [f"Hybrid on {split} against the same queries on `git` {commit}{note},"
+                  " paired bootstrap: " + "; ".join(parts) + ".", ""]
     return lines
 
 

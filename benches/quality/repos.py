@@ -471,6 +471,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="chunk every file again (after a chunker change)")
     parser.add_argument("--baseline", type=Path,
                         help="an earlier result file: hybrid's per-query change against it")
+    parser.add_argument("--baseline-note", default="",
+                        help="what the baseline was, for the report (`the ranking before ...`)")
     args = parser.parse_args(argv)
     repos = load_repos(args.split, [n for n in args.repos.split(",") if n])
     if args.check:
@@ -489,6 +491,7 @@ def main(argv: list[str] | None = None) -> int:
     result = report(runs, modes)
     if args.baseline is not None:
         result["vs_baseline"] = against_baseline(result, json.loads(args.baseline.read_text()))
+        result["vs_baseline"]["note"] = args.baseline_note
         print(json.dumps(result["vs_baseline"]))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=1) + "\n")
