@@ -3,6 +3,7 @@ plain lists out."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pytest
@@ -1116,7 +1117,9 @@ class _Declarations:
     def __init__(self, rows: list[tuple[str, str, str, str, str]]) -> None:
         self.rows = rows
 
-    def definitions_among(self, chunk_ids, names):  # type: ignore[no-untyped-def]
+    def definitions_among(
+        self, chunk_ids: Sequence[str], names: Sequence[str]
+    ) -> list[tuple[str, str, str, str, str]]:
         return [row for row in self.rows if row[0] in chunk_ids and row[2] in names]
 
 
