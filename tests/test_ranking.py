@@ -692,6 +692,35 @@ def test_rank_runs_the_stages_over_the_arms_candidates() -> None:
     assert keyword_only.arms == (KEYWORD,)
 
 
+def test_code_crowded_out_by_tests_is_searched_for_deeper() -> None:
+    # A repository made mostly of tests: each arm's best hundred are all tests, and the module
+    # the question is about comes only at rank 300.
+    records = {f"t{i}": Candidate(f"t{i}", f"tests/test_{i}.py", f"test_{i}") for i in range(400)}
+    records["core"] = Candidate("core", "src/collections.py", "map_collection", end_line=40)
+    ranked_ids = [f"t{i}" for i in range(300)] + ["core"] + [f"t{i}" for i in range(300, 400)]
+    depths: list[int] = []
+
+    def arm(query: str, depth: int) -> list[tuple[str, float]]:
+        depths.append(depth)
+        return [(chunk_id, 1.0 - rank / 1000) for rank, chunk_id in enumerate(ranked_ids[:depth])]
+
+    def read(ids: list[str]) -> dict[str, Candidate]:
+        return {i: records[i] for i in ids if i in records}
+
+    arms = {KEYWORD: arm, SEMANTIC: arm}
+    query = "how are lists and dictionaries mapped"
+    ranked = rank(query, arms, read)
+    assert ranked.candidates[0][0].id == "core"
+    assert depths == [100, 100, 800, 800]
+    depths.clear()
+    shallow = rank(query, arms, read, settings=RankingSettings(crowded_depth_factor=1))
+    assert "core" not in {c.id for c, _ in shallow.candidates} and depths == [100, 100]
+    # Asked for tests, the tests are what the question is about: no second search.
+    depths.clear()
+    rank(query + " in the tests", arms, read)
+    assert depths == [100, 100]
+
+
 def test_examples_go_down_unless_asked_for() -> None:
     settings = RankingSettings(example_factor=0.4)
     for path in ("examples/help_usage.cpp", "samples/app.cs", "benches/run.rs", "fuzz/app.cpp"):

@@ -95,6 +95,17 @@ def is_generated_path(path: str) -> bool:
     return bool(_GENERATED_PATH.search(path.replace("\\", "/")))
 
 
+def crowds(path: str, intent: QueryIntent) -> bool:
+    """Whether a file is of a kind the query did not ask for and that can fill a whole list
+    of candidates: tests, examples, vendored or generated code."""
+    return (
+        (not intent.tests and is_test_path(path))
+        or (not intent.examples and is_example_path(path))
+        or is_vendored_path(path)
+        or is_generated_path(path)
+    )
+
+
 def path_penalty(path: str, intent: QueryIntent, settings: RankingSettings) -> float:
     """The penalties a chunk's path alone decides: tests, examples, generated, vendored."""
     factor = 1.0

@@ -24,7 +24,7 @@ from sharc.ranking.graph import (
     wants_neighbours,
 )
 from sharc.ranking.learned import LinearWeights, apply_learned
-from sharc.ranking.penalties import apply_penalties, penalty_bound
+from sharc.ranking.penalties import apply_penalties, crowds, penalty_bound
 from sharc.ranking.query import QueryIntent, QueryKind, classify_query, covers_words
 from sharc.ranking.records import C, Scored
 from sharc.ranking.settings import DEFAULT_SETTINGS, RankingSettings
@@ -83,12 +83,59 @@ def rank(
     one-name query reading every candidate (see `rank_hits`); `unseen` names the keyword
     hits the vectors never judged; `read_text` reads the keyword arm's best hit."""
     depth = candidate_depth(limit, accepts is not None, settings.candidates)
+
+    def ranked_from(hits: Mapping[str, Sequence[tuple[str, float]]]) -> Ranking[C]:
+        return rank_hits(
+            query, hits, read, settings=settings, accepts=accepts, include_tests=include_tests,
+            max_per_file=max_per_file, limit=limit, graph=graph, defines=defines,
+            unseen=unseen, read_text=read_text,
+        )
+
     hits = {name: arm(query, depth) for name, arm in arms.items()}
-    return rank_hits(
-        query, hits, read, settings=settings, accepts=accepts, include_tests=include_tests,
-        max_per_file=max_per_file, limit=limit, graph=graph, defines=defines, unseen=unseen,
-        read_text=read_text,
-    )
+    ranked = ranked_from(hits)
+    exhausted = all(len(arm_hits) < depth for arm_hits in hits.values())
+    if exhausted or not _crowded_out(query, ranked, limit, include_tests, settings):
+        return ranked
+    intent = QueryIntent.of(query, ranked.kind, include_tests=include_tests)
+    return ranked_from(_uncrowded_hits(query, arms, read, depth, intent, settings))
+
+
+def _uncrowded_hits(
+    query: str,
+    arms: Mapping[str, Arm],
+    read: RecordReader[C],
+    depth: int,
+    intent: QueryIntent,
+    settings: RankingSettings,
+) -> dict[str, list[tuple[str, float]]]:
+    """Each arm's best `depth` hits among the chunks that do not crowd (`crowds`), out of
+    `crowded_depth_factor` times as many."""
+    deeper = {name: arm(query, depth * settings.crowded_depth_factor) for name, arm in arms.items()}
+    records = read(list({chunk_id for arm_hits in deeper.values() for chunk_id, _ in arm_hits}))
+    kept = {chunk_id for chunk_id, record in records.items() if not crowds(record.path, intent)}
+    return {
+        name: [hit for hit in arm_hits if hit[0] in kept][:depth]
+        for name, arm_hits in deeper.items()
+    }
+
+
+def _crowded_out(
+    query: str,
+    ranked: Ranking[C],
+    limit: int,
+    include_tests: bool | None,
+    settings: RankingSettings,
+) -> bool:
+    """Whether chunks the query did not ask for (tests, examples, vendored or generated
+    code: `crowds`) fill more than `crowded_share` of the top `limit`: in a repository
+    made mostly of tests, the arms' best hundred can hold almost nothing else, and the code
+    the question is about is not among the candidates at all."""
+    if settings.crowded_depth_factor <= 1 or not ranked.candidates:
+        return False
+    intent = QueryIntent.of(query, ranked.kind, include_tests=include_tests)
+    top = ranked.candidates[:limit]
+    crowding = sum(crowds(chunk.path, intent) for chunk, _ in top)
+    return crowding > settings.crowded_share * len(top)
 
 
 def rank_hits(
