@@ -694,7 +694,7 @@ def test_rank_runs_the_stages_over_the_arms_candidates() -> None:
 
 def test_code_crowded_out_by_tests_is_searched_for_deeper() -> None:
     # A repository made mostly of tests: each arm's best hundred are all tests, and the module
-    # the question is about comes only at rank 300.
+    # the question is about comes only at rank 300 (within four times as deep).
     records = {f"t{i}": Candidate(f"t{i}", f"tests/test_{i}.py", f"test_{i}") for i in range(400)}
     records["core"] = Candidate("core", "src/collections.py", "map_collection", end_line=40)
     ranked_ids = [f"t{i}" for i in range(300)] + ["core"] + [f"t{i}" for i in range(300, 400)]
@@ -711,7 +711,7 @@ def test_code_crowded_out_by_tests_is_searched_for_deeper() -> None:
     query = "how are lists and dictionaries mapped"
     ranked = rank(query, arms, read)
     assert ranked.candidates[0][0].id == "core"
-    assert depths == [100, 100, 800, 800]
+    assert depths == [100, 100, 400, 400]
     depths.clear()
     shallow = rank(query, arms, read, settings=RankingSettings(crowded_depth_factor=1))
     assert "core" not in {c.id for c, _ in shallow.candidates} and depths == [100, 100]
