@@ -721,6 +721,31 @@ def test_code_crowded_out_by_tests_is_searched_for_deeper() -> None:
     assert depths == [100, 100]
 
 
+def test_a_name_defined_only_in_generated_code_is_still_found() -> None:
+    # A tree of generated modules: the one that defines the queried name is asked for, and the
+    # deeper search past the crowd must not drop it.
+    records = {f"g{i}": Candidate(f"g{i}", f"generated/module_{i}.py", f"step_{i}_2")
+               for i in range(150)}
+    ranked_ids = [f"g{i}" for i in range(150)]
+    depths: list[int] = []
+
+    def arm(query: str, depth: int) -> list[tuple[str, float]]:
+        depths.append(depth)
+        ordered = sorted(ranked_ids, key=lambda chunk_id: chunk_id != "g149")
+        return [(chunk_id, 1.0 - rank / 1000) for rank, chunk_id in enumerate(ordered[:depth])]
+
+    def read(ids: list[str]) -> dict[str, Candidate]:
+        return {i: records[i] for i in ids if i in records}
+
+    # A search for the name's definition: found in the first search, among its neighbours.
+    ranked = rank("step_149_2", {KEYWORD: arm}, read, limit=10)
+    assert ranked.candidates[0][0].id == "g149" and depths == [100]
+    # A question that names it searches past the crowd, and keeps the chunk it names.
+    depths.clear()
+    ranked = rank("what calls step_149_2", {KEYWORD: arm}, read, limit=10)
+    assert ranked.candidates[0][0].id == "g149" and depths == [100, 400]
+
+
 def test_examples_go_down_unless_asked_for() -> None:
     settings = RankingSettings(example_factor=0.4)
     for path in ("examples/help_usage.cpp", "samples/app.cs", "benches/run.rs", "fuzz/app.cpp"):

@@ -12,7 +12,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Generic
 
-from sharc.ranking.boosts import apply_boosts, boost_bound
+from sharc.ranking.boosts import apply_boosts, boost_bound, definition_match
 from sharc.ranking.coherence import apply_coherence
 from sharc.ranking.files import rank_files
 from sharc.ranking.fusion import KEYWORD, SEMANTIC, fuse
@@ -108,11 +108,11 @@ def _uncrowded_hits(
     intent: QueryIntent,
     settings: RankingSettings,
 ) -> dict[str, list[tuple[str, float]]]:
-    """Each arm's best `depth` hits among the chunks that do not crowd (`crowds`), out of
-    `crowded_depth_factor` times as many."""
+    """Each arm's best `depth` hits among the chunks the query did not leave out
+    (`_unasked`), out of `crowded_depth_factor` times as many."""
     deeper = {name: arm(query, depth * settings.crowded_depth_factor) for name, arm in arms.items()}
     records = read(list({chunk_id for arm_hits in deeper.values() for chunk_id, _ in arm_hits}))
-    kept = {chunk_id for chunk_id, record in records.items() if not crowds(record.path, intent)}
+    kept = {chunk_id for chunk_id, record in records.items() if not _unasked(record, intent)}
     return {
         name: [hit for hit in arm_hits if hit[0] in kept][:depth]
         for name, arm_hits in deeper.items()
@@ -133,9 +133,20 @@ def _crowded_out(
     if settings.crowded_depth_factor <= 1 or not ranked.candidates:
         return False
     intent = QueryIntent.of(query, ranked.kind, include_tests=include_tests)
+    if intent.single_name:
+        # A search for a name's definition: `definitions_first` finds it wherever it lives, and
+        # the tests or generated code around it are what else the name is about.
+        return False
     top = ranked.candidates[:limit]
-    crowding = sum(crowds(chunk.path, intent) for chunk, _ in top)
+    crowding = sum(_unasked(chunk, intent) for chunk, _ in top)
     return crowding > settings.crowded_share * len(top)
+
+
+def _unasked(chunk: C, intent: QueryIntent) -> bool:
+    """A chunk of a kind that crowds (`crowds`) and that the query does not name either: the
+    definition of a name the query holds is asked for wherever it lives (`what calls step_12`,
+    with `step_12` defined in a `generated/` module)."""
+    return crowds(chunk.path, intent) and not definition_match(chunk, intent).matched
 
 
 def rank_hits(
