@@ -1195,6 +1195,20 @@ def test_the_part_that_declares_a_name_comes_before_its_cut_off_doc_comment() ->
     assert _primary("Context", scored) == ["doc", "trait"]  # the larger part, without facts
 
 
+def test_a_doc_string_that_calls_the_name_does_not_declare_it() -> None:
+    # Elixir's `@doc` heredoc and a Python docstring show calls of what they document; the
+    # chunk that holds only them (the chunker cut the declaration off) declares nothing.
+    heredoc = '@doc """\nStarts a pool.\n\n    {:ok, pid} = Postgrex.start_link(opts)\n"""\n'
+    docstring = 'def helper():\n    """Run it:\n\n    >>> start_link(opts)\n    """\n'
+    facts = definition_finder(_Declarations([
+        ("heredoc", "elixir", "start_link", "", heredoc),
+        ("declared", "elixir", "start_link", "", heredoc + "def start_link(opts) do\n"),
+        ("docstring", "python", "start_link", "", docstring),
+    ]))(["heredoc", "declared", "docstring"], ["start_link"])
+    assert facts["heredoc"].undeclared and facts["docstring"].undeclared
+    assert not facts["declared"].undeclared
+
+
 def test_a_stub_is_a_forward_declaration_prototype_or_reopening() -> None:
     assert declared_stub("parser", "struct parser;\n")
     assert declared_stub("jv_parse", "/* Parses. */\njv jv_parse(const char *s);\n")

@@ -27,7 +27,9 @@ PRIVATE_MARKERS = frozenset(
 #: Languages where a definition without `pub` is private.
 PUB_LANGUAGES = frozenset({"rust", "zig"})
 
-_COMMENT_STARTS = ("#", "//", "--", "/*", "*", ";", "%", "(*", "{-", '"""', "'''", "@doc")
+_COMMENT_STARTS = (
+    "#", "//", "--", "/*", "*", ";", "%", "(*", "{-", '"""', "'''", "@doc", "@moduledoc",
+)
 
 
 class DefinitionSource(Protocol):
@@ -172,15 +174,23 @@ def _words_before(symbol: str, code: str) -> list[str] | None:
 
 
 def _declaring_line(symbol: str, code: str) -> int | None:
-    """The index of the first line of `code` that is not a comment and names `symbol` as a
-    whole word."""
+    """The index of the first line of `code` that is neither a comment nor inside a
+    triple-quoted string (a docstring, Elixir's `@doc` heredoc, whose examples call the
+    function they document) and names `symbol` as a whole word."""
     if not symbol:
         return None
     name = _name_pattern(symbol)
+    in_string = False
     for number, line in enumerate(code.splitlines()):
         stripped = line.lstrip()
+        # An odd count of triple quotes opens or closes a string that spans lines.
+        toggles = (stripped.count('"""') + stripped.count("'''")) % 2 == 1
+        if in_string:
+            in_string = not toggles
+            continue
         if not stripped.startswith(_COMMENT_STARTS) and name.search(stripped):
             return number
+        in_string = toggles
     return None
 
 
