@@ -53,7 +53,12 @@ from sharc.ranking.graph import (
 )
 from sharc.ranking.learned import FEATURES, LinearWeights, features
 from sharc.ranking.penalties import apply_penalties, penalty_bound, penalty_factor
-from sharc.ranking.visibility import DefinitionFacts, declared_stub, definition_finder
+from sharc.ranking.visibility import (
+    DefinitionFacts,
+    declared_stub,
+    declared_with_keyword,
+    definition_finder,
+)
 
 
 @dataclass(frozen=True)
@@ -1195,18 +1200,48 @@ def test_the_part_that_declares_a_name_comes_before_its_cut_off_doc_comment() ->
     assert _primary("Context", scored) == ["doc", "trait"]  # the larger part, without facts
 
 
-def test_a_doc_string_that_calls_the_name_does_not_declare_it() -> None:
-    # Elixir's `@doc` heredoc and a Python docstring show calls of what they document; the
-    # chunk that holds only them (the chunker cut the declaration off) declares nothing.
-    heredoc = '@doc """\nStarts a pool.\n\n    {:ok, pid} = Postgrex.start_link(opts)\n"""\n'
-    docstring = 'def helper():\n    """Run it:\n\n    >>> start_link(opts)\n    """\n'
+def test_the_part_with_the_declaration_comes_before_the_part_whose_examples_call_it() -> None:
+    # A long `@doc` heredoc the chunker cut in two: the first part only calls `start_link` in
+    # its examples; the second ends the heredoc and declares it.
+    examples = "Starts a pool.\n\n    {:ok, pid} = Postgrex.start_link(opts)\n\n" * 20
+    declaring = (
+        '  Then:\n    Postgrex.start_link(opts)\n"""\ndef start_link(opts) do\n  go(opts)\nend\n'
+    )
     facts = definition_finder(_Declarations([
-        ("heredoc", "elixir", "start_link", "", heredoc),
-        ("declared", "elixir", "start_link", "", heredoc + "def start_link(opts) do\n"),
-        ("docstring", "python", "start_link", "", docstring),
-    ]))(["heredoc", "declared", "docstring"], ["start_link"])
-    assert facts["heredoc"].undeclared and facts["docstring"].undeclared
-    assert not facts["declared"].undeclared
+        ("examples", "elixir", "start_link", "", examples),
+        ("declaring", "elixir", "start_link", "", declaring),
+    ]))(["examples", "declaring"], ["start_link"])
+    assert facts["declaring"].keyword_declared and not facts["examples"].keyword_declared
+    assert not facts["examples"].undeclared  # it does name it: only the keyword tells
+    scored = [
+        (Candidate("examples", "lib/postgrex.ex", "start_link", fqn="Postgrex.start_link",
+                   start_line=145, end_line=216), 0.9),
+        (Candidate("declaring", "lib/postgrex.ex", "start_link", fqn="Postgrex.start_link",
+                   start_line=218, end_line=252), 0.8),
+    ]
+    assert _primary("start_link", scored, facts) == ["declaring", "examples"]
+    assert _primary("start_link", scored) == ["examples", "declaring"]  # the larger, without facts
+
+
+@pytest.mark.parametrize(("symbol", "code"), [
+    ("parse", "pub(crate) fn parse(input: &str) {"),
+    ("call", "def self.call(env)"),
+    ("setup", "function M.setup(opts)"),
+    ("Handle", "func (r *Router) Handle(w http.ResponseWriter) {"),
+    ("Engine", "export default class Engine {"),
+    ("size", "fun String.size(): Int ="),
+])
+def test_definition_keywords_just_before_the_name(symbol: str, code: str) -> None:
+    assert declared_with_keyword(symbol, code)
+
+
+@pytest.mark.parametrize(("symbol", "code"), [
+    ("start_link", "{:ok, pid} = Postgrex.start_link(opts)"),
+    ("parse", "let tree = parse(input);"),
+    ("Engine", "// class Engine\nreturn new Engine();"),
+])
+def test_a_call_or_a_comment_declares_nothing(symbol: str, code: str) -> None:
+    assert not declared_with_keyword(symbol, code)
 
 
 def test_a_stub_is_a_forward_declaration_prototype_or_reopening() -> None:

@@ -77,11 +77,15 @@ def primary_key(
     declared private or deprecated (`demoted_definitions`), in the file named after it
     (`Store.cs` for a partial class `Store` spread over `Store.Settings.cs`), with a body
     (not a forward declaration, prototype or one-line reopening), the part that declares it
-    (not a long doc comment the chunker cut off from its declaration), the shortest
+    (not a long doc comment the chunker cut off from its declaration), and with a keyword
+    (`def start_link`, not a part whose doc examples only call it), the shortest
     qualified name (`Http::Client` before `Http::Auth::Basic::Client`), the larger body by
     powers of two (a copy kept for an older platform, or a theme's override, is smaller)."""
     stub = facts is not None and facts.stub
-    declared = facts is None or not facts.undeclared
+    # Named outside comments, then declared with a keyword (`def`, `fn`, `class`...).
+    declared = int(facts is None or not facts.undeclared) + int(
+        facts is not None and facts.keyword_declared
+    )
     depth = min(NESTING_LEVELS, chunk.fqn.count(".")) if chunk.fqn else 0
     lines = max(1, chunk.end_line - chunk.start_line + 1)
     return (
@@ -89,7 +93,7 @@ def primary_key(
         DEMOTION_STEPS - min(DEMOTION_STEPS, demotion),
         int(match.definition_file),
         int(not stub),
-        int(declared),
+        declared,
         NESTING_LEVELS - depth,
         min(SIZE_LEVELS, lines.bit_length()),
     )

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import NamedTuple, Protocol
 
 #: Words that, before a definition's name on its line, make it private to its file, module or
@@ -58,6 +58,10 @@ class DefinitionFacts(NamedTuple):
     #: Its code never names it outside comments: the doc comment of a definition that the
     #: chunker cut off from the declaration it documents.
     undeclared: bool = False
+    #: A line of its code declares it with a definition keyword (`declared_with_keyword`):
+    #: of the parts of a definition the chunker cut, the one with `def start_link`, not the
+    #: one whose doc examples call `start_link(...)`.
+    keyword_declared: bool = False
 
 
 def definition_finder(
@@ -75,6 +79,7 @@ def definition_finder(
                 deprecated=declared_deprecated(symbol, code),
                 stub=declared_stub(symbol, code),
                 undeclared=bool(symbol) and _declaring_line(symbol, code) is None,
+                keyword_declared=bool(symbol) and declared_with_keyword(symbol, code),
             )
             for chunk_id, language, symbol, header, code in source.definitions_among(
                 chunk_ids, names
@@ -174,24 +179,49 @@ def _words_before(symbol: str, code: str) -> list[str] | None:
 
 
 def _declaring_line(symbol: str, code: str) -> int | None:
-    """The index of the first line of `code` that is neither a comment nor inside a
-    triple-quoted string (a docstring, Elixir's `@doc` heredoc, whose examples call the
-    function they document) and names `symbol` as a whole word."""
+    """The index of the first line of `code` that is not a comment and names `symbol` as a
+    whole word (`_naming_lines`)."""
+    return next(_naming_lines(symbol, code), None)
+
+
+def _naming_lines(symbol: str, code: str) -> Iterator[int]:
+    """The indexes of the lines of `code` that are not comments and name `symbol` as a whole
+    word. Lines inside a string that spans lines count: a part the chunker cut can start
+    inside a docstring or heredoc, and where it does no line says so."""
     if not symbol:
-        return None
+        return
     name = _name_pattern(symbol)
-    in_string = False
     for number, line in enumerate(code.splitlines()):
         stripped = line.lstrip()
-        # An odd count of triple quotes opens or closes a string that spans lines.
-        toggles = (stripped.count('"""') + stripped.count("'''")) % 2 == 1
-        if in_string:
-            in_string = not toggles
-            continue
         if not stripped.startswith(_COMMENT_STARTS) and name.search(stripped):
-            return number
-        in_string = toggles
-    return None
+            yield number
+
+
+#: Words that declare the name after them on their line, in the languages that have them.
+DEFINITION_KEYWORDS = frozenset({
+    "def", "defp", "defmacro", "defmacrop", "defguard", "defmodule", "defprotocol", "defstruct",
+    "function", "func", "fn", "fun", "sub", "proc", "class", "struct", "enum", "union",
+    "trait", "interface", "protocol", "module", "object", "record", "type", "typedef",
+    "typealias", "namespace", "impl", "extension", "macro", "let", "const", "var", "val",
+    "local",
+})
+
+
+def declared_with_keyword(symbol: str, code: str) -> bool:
+    """Whether a line of `code` declares `symbol` with a definition keyword just before it
+    (`def start_link`, `pub fn parse`, `def self.call`, `function M.setup`, Go's `func (r
+    *Router) Handle`), not only names it (`{:ok, pid} = start_link(opts)` in an example)."""
+    lines = code.splitlines()
+    for number in _naming_lines(symbol, code):
+        stripped = lines[number].lstrip()
+        found = _name_pattern(symbol).search(stripped)
+        assert found is not None
+        words = stripped[: found.start()].replace("(", " ").split()
+        while words and words[-1].endswith((".", ":")):  # a receiver or namespace: `self.`
+            words.pop()
+        if words and (words[-1] in DEFINITION_KEYWORDS or words[0] == "func"):
+            return True
+    return False
 
 
 def _name_pattern(symbol: str) -> re.Pattern[str]:
