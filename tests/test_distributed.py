@@ -57,6 +57,12 @@ def _executor(**options: object) -> sharc.distributed.RayExecutor:
     return RayExecutor(batch_chunks=BATCH, **options)  # type: ignore[arg-type]
 
 
+def _embeddable(index: Index) -> int:
+    """The chunks the policy embeds (a file's preamble lines are keyword-only)."""
+    stats = index.stats()
+    return stats.chunks - stats.keyword_only_chunks
+
+
 def _records(index: Index) -> list[tuple[object, ...]]:
     with sqlite3.connect(index.index_dir / "manifest.sqlite") as connection:
         return connection.execute(
@@ -77,7 +83,7 @@ def _assert_same_index(built: Index, local: Index) -> None:
     assert _records(built) == _records(local)  # ids, texts, keys: so the keyword documents too
     built_vectors, local_vectors = _vectors(built), _vectors(local)
     assert built_vectors.keys() == local_vectors.keys()
-    assert len(built_vectors) == built.stats().chunks > 20
+    assert len(built_vectors) == _embeddable(built) > 20
     for key, vector in local_vectors.items():
         other = built_vectors[key]
         cosine = vector @ other / (np.linalg.norm(vector) * np.linalg.norm(other))
@@ -94,7 +100,7 @@ def test_a_ray_build_is_the_local_build(cluster: object, repo: Path, local: Inde
     index = Index.open(repo, index_dir=repo.parent / "ray")
     report = index.update(executor=_executor(), progress=progress.append)
     assert not report.errors
-    assert report.chunks_embedded == index.stats().chunks
+    assert report.chunks_embedded == _embeddable(index)
     _assert_same_index(index, local)
     phases = {p.phase for p in progress}
     assert {"chunking", "embedding", "done"} <= phases
@@ -149,7 +155,7 @@ def test_a_killed_worker_costs_only_its_batch(
     assert killed, "the update embedded in one batch; nothing was killed"
     assert not report.errors
     # Ray restarted the actor, which ran the batches it held again: each journaled once.
-    assert report.chunks_embedded == index.stats().chunks
+    assert report.chunks_embedded == _embeddable(index)
     _assert_same_index(index, local)
     # What the kill cost: at most the batches the actor held (two in flight per actor).
     embedded = sum(int(line) for line in log.read_text().split())
@@ -177,7 +183,7 @@ def test_a_worker_gone_for_good_leaves_its_batches_to_the_others(
     report = index.update(executor=executor, progress=kill_once)
     assert killed and not report.errors
     assert alive[0] == 2 and alive[-1] == 1  # the progress counts the workers alive
-    assert report.chunks_embedded == index.stats().chunks
+    assert report.chunks_embedded == _embeddable(index)
     _assert_same_index(index, local)
 
 
@@ -204,7 +210,7 @@ def test_a_model_named_otherwise_keys_every_chunk_again(
     index = Index.open(repo, index_dir=repo.parent / "renamed")
     report = index.update(executor=executor)
     assert not report.errors
-    assert index.stats().embedded_chunks == index.stats().chunks > 20
+    assert index.stats().embedded_chunks == _embeddable(index) > 20
     with sqlite3.connect(index.index_dir / "manifest.sqlite") as connection:
         (settings,) = connection.execute("SELECT value FROM meta WHERE key = 'settings'").fetchone()
     assert '-renamed"' in settings
@@ -227,7 +233,7 @@ def test_a_stopped_driver_resumes_without_embedding_again(
     first = journaled[0]
     assert 0 < first < local.stats().chunks
     report = index.update(executor=_executor())
-    assert report.chunks_embedded == local.stats().chunks - first
+    assert report.chunks_embedded == _embeddable(local) - first
     _assert_same_index(index, local)
 
 
@@ -264,7 +270,7 @@ def test_a_killed_driver_resumes_from_the_journal(
     assert 0 < journaled < local.stats().chunks
     index = Index.open(repo, index_dir=index_dir)
     report = index.update(executor=_executor())
-    assert report.chunks_embedded == local.stats().chunks - journaled
+    assert report.chunks_embedded == _embeddable(local) - journaled
     _assert_same_index(index, local)
 
 

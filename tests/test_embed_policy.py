@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 import sharc
-from sharc.embed_policy import EmbedPolicy, judge_content, judge_path
+from sharc.embed_policy import EmbedPolicy, is_preamble, judge_content, judge_path
 from sharc.index import Index
 from sharc.vector_sets import DEFAULT_SET
 
@@ -116,17 +116,25 @@ def make_hostile(root: Path) -> None:
         '''))
 
 
+#: The distinct texts the model is to embed: chunks keyword-only by policy (the fixture's one
+#: preamble) have none.
+EMBEDDABLE_TEXTS = "SELECT count(DISTINCT vector_key) FROM chunks WHERE keyword_only IS NULL"
+
+
 def _open(root: Path, index_dir: Path, **settings: object) -> Index:
     return sharc.Index.open(root, index_dir=index_dir, **settings)  # type: ignore[arg-type]
 
 
-def _vectors_of(index: Index, path: str) -> dict[str, bool]:
-    """Whether each chunk of `path` has a vector in usearch."""
+def _vectors_of(index: Index, path: str, *, preamble: bool = True) -> dict[str, bool]:
+    """Whether each chunk of `path` has a vector in usearch (`preamble=False`: leaving out
+    the chunks of its preamble, keyword-only by their own rule)."""
     manifest = index._reader_manifest()
     vectors = index._vectors.vectors(index._reader_manifest(), DEFAULT_SET)
+    rules = manifest.keyword_only_rules_of(path)
     return {
         record.id: vectors is not None and record.key in vectors
         for record in manifest.chunk_ids_of(path).values()
+        if preamble or rules.get(record.id) != "preamble"
     }
 
 
@@ -176,9 +184,13 @@ def test_the_rest_is_embedded_and_the_counts_are_truthful(
     assert {path for path, _ in report.keyword_only} == set(HOSTILE)
     stats = index.stats()
     keyword_only = sum(len(_vectors_of(index, path)) for path in HOSTILE)
-    assert stats.keyword_only_files == len(HOSTILE)
-    assert stats.keyword_only_chunks == keyword_only > len(HOSTILE)
-    assert stats.embedded_chunks == stats.chunks - keyword_only
+    # Besides them, the fixture's one import-only chunk (`tests/test_models.py`'s preamble).
+    preamble = index._reader_manifest().keyword_only_rules_of("tests/test_models.py")
+    assert list(preamble.values()) == ["preamble"]
+    assert not any(_vectors_of(index, "tests/test_models.py")[i] for i in preamble)
+    assert stats.keyword_only_files == len(HOSTILE) + 1
+    assert stats.keyword_only_chunks == keyword_only + 1 > len(HOSTILE)
+    assert stats.embedded_chunks == stats.chunks - keyword_only - 1
     assert all(_vectors_of(index, "taskboard/auth.py").values())
     response = index.search("hash a password with a salt")
     assert response.complete and response[0].symbol == "hash_password"
@@ -196,7 +208,7 @@ def test_a_rule_turned_off_embeds_its_files_on_the_next_update(
         report = index.update()
         assert report.chunks_embedded > 0 and report.errors == []
         for path, (its_rule, _) in HOSTILE.items():
-            embedded = _vectors_of(index, path).values()
+            embedded = _vectors_of(index, path, preamble=False).values()
             assert all(embedded) if its_rule == rule else not any(embedded), (rule, path)
         # Only the files whose verdict changed were touched: this rule's, and the rule's before.
         assert report.files_changed == sum(1 for r, _ in HOSTILE.values() if r in (rule, before))
@@ -215,7 +227,7 @@ def test_a_rule_turned_off_embeds_its_files_on_the_next_update(
     back = _open(small_repo, index_dir, embed_anyway=())
     assert back.update().chunks_embedded == 0
     stats = back.stats()
-    assert stats.keyword_only_files == len(HOSTILE)
+    assert stats.keyword_only_files == len(HOSTILE) + 1  # and the fixture's one preamble
     assert stats.embedded_chunks == stats.chunks - stats.keyword_only_chunks
     assert first.chunks_embedded > 0
 
@@ -228,11 +240,11 @@ def test_copies_are_embedded_once(
     index = _open(small_repo, tmp_path / "index")
     texts = _count_embedded_texts(index, monkeypatch)
     report = index.update()
-    distinct = _rows(tmp_path / "index", "SELECT count(DISTINCT vector_key) FROM chunks")[0][0]
+    distinct = _rows(tmp_path / "index", EMBEDDABLE_TEXTS)[0][0]
     stats = index.stats()
     assert stats.chunks > distinct * 1.5  # three copies of taskboard/ and the rest once
     assert len(texts) == report.chunks_embedded == distinct
-    assert stats.embedded_chunks == stats.chunks
+    assert stats.embedded_chunks == stats.chunks - stats.keyword_only_chunks
     semantic = index.search("hash a password with a salt", mode="semantic", max_per_file=None,
                             limit=20)
     assert {"taskboard/auth.py", "copies/one/taskboard/auth.py",
@@ -270,7 +282,7 @@ def test_copies_embedded_before_a_kill_are_not_embedded_again(
         done, total = map(int, process.stdout.readline().split())
         os.kill(process.pid, signal.SIGKILL)
         process.wait()
-    distinct = _rows(index_dir, "SELECT count(DISTINCT vector_key) FROM chunks")[0][0]
+    distinct = _rows(index_dir, EMBEDDABLE_TEXTS)[0][0]
     assert 0 < done < total == distinct
     assert not (index_dir / "vectors.usearch").exists()
 
@@ -278,7 +290,7 @@ def test_copies_embedded_before_a_kill_are_not_embedded_again(
     texts = _count_embedded_texts(index, monkeypatch)
     assert index.update().chunks_embedded == len(texts) == total - done
     stats = index.stats()
-    assert stats.embedded_chunks == stats.chunks > total
+    assert stats.embedded_chunks == stats.chunks - stats.keyword_only_chunks > total
     assert _rows(index_dir, "SELECT count(*) FROM vectors") == [(0,)]
 
 
@@ -308,7 +320,7 @@ def test_a_file_over_its_budget_embeds_its_outline_and_largest_symbols(
     assert all(r.kind not in ("module", "class") for r in left)
     smallest_embedded = min(len(r.code) for r in embedded if r.kind == "function")
     assert all(len(r.code) <= smallest_embedded for r in left)
-    assert index.stats().keyword_only_chunks == len(left)
+    assert index.stats().keyword_only_chunks == len(left) + 1  # and the fixture's preamble
     # The rest is still found by keyword.
     quiet = next(r for r in left if r.symbol.startswith("handler_"))
     assert index.search(quiet.symbol, mode="keyword")[0].symbol == quiet.symbol
@@ -316,7 +328,7 @@ def test_a_file_over_its_budget_embeds_its_outline_and_largest_symbols(
     unbounded = _open(small_repo, tmp_path / "index", embed_anyway=["budget"])
     assert unbounded.update().chunks_embedded == len(left)
     assert all(_vectors_of(unbounded, "taskboard/handlers.py").values())
-    assert unbounded.stats().keyword_only_chunks == 0
+    assert unbounded.stats().keyword_only_chunks == 1  # the fixture's preamble
 
 
 def _sharc(*args: str) -> subprocess.CompletedProcess[str]:
@@ -348,7 +360,8 @@ def test_cli_files_status_and_the_flag(small_repo: Path, tmp_path: Path) -> None
     assert "keyword-only by policy" in built.stderr
     status = json.loads(_sharc("status", str(small_repo), "--index-dir", index_dir,
                                "--json").stdout)
-    assert status["keyword_only_files"] == len(HOSTILE)  # 150 functions: under 1000
+    # 150 functions: under 1000; and the fixture's one preamble.
+    assert status["keyword_only_files"] == len(HOSTILE) + 1
     assert status["embedded_chunks"] == status["chunks"] - status["keyword_only_chunks"]
     assert _sharc("index", str(small_repo), "--index-dir", index_dir,
                   "--embed-anyway", "all").returncode == 0
@@ -399,6 +412,7 @@ def _rewrite_as_before_the_policy(index_dir: Path) -> None:
         )
         connection.execute("UPDATE meta SET value = ? WHERE key = 'settings'",
                            (json.dumps(settings),))
+        connection.execute("DROP INDEX chunks_keyword_only")
         connection.execute("ALTER TABLE chunks DROP COLUMN keyword_only")
         connection.execute("ALTER TABLE files DROP COLUMN keyword_only")
 
@@ -422,7 +436,7 @@ def test_an_index_from_before_the_policy_opens_and_upgrades_without_the_model(
     assert texts == [] and report.errors == []
     assert {path for path, _ in report.keyword_only} == set(HOSTILE)
     stats = index.stats()
-    assert stats.keyword_only_files == len(HOSTILE)
+    assert stats.keyword_only_files == len(HOSTILE) + 1  # and the fixture's one preamble
     assert stats.embedded_chunks == stats.chunks - stats.keyword_only_chunks
     assert index.search("quokka")[0].path == "static/app.js"
     assert _top_semantic(index) == "hash_password"
@@ -499,3 +513,58 @@ def test_a_tools_banner_marks_a_file_generated(head: str, path: str) -> None:
 )
 def test_near_misses_of_generated_markers_keep_their_vectors(head: str, path: str) -> None:
     assert judge_content(head, EmbedPolicy(), path) is None
+
+
+@pytest.mark.parametrize("code", [
+    "namespace AutoMapper.Internal.Mappers;",
+    "using System;\nusing System.Text;\n#nullable enable",
+    "/*\n * Licensed under the Apache License.\n */\npackage com.squareup.moshi;",
+    "declare(strict_types=1);\n\nnamespace League\\Flysystem;",
+    "# frozen_string_literal: true\nrequire \"json\"\nrequire_relative \"sidekiq/version\"",
+    "#![allow(clippy::all)]\nuse std::io;\nuse crate::{a, b};",
+    "from datetime import datetime\n\nimport pytest",
+    "#include <stdio.h>\n#include \"cJSON.h\"",
+    "import UIKit\nimport Moya",
+])
+def test_a_chunk_of_preamble_lines_is_preamble(code: str) -> None:
+    assert is_preamble(code)
+
+
+@pytest.mark.parametrize("code", [
+    "",
+    "// only a comment",
+    "package os\nval home = os.home",
+    "const std = @import(\"std\");",
+    "#define MAX 3\n#include <x.h>",
+    "#ifndef CLI11_H\n#include \"App.hpp\"",
+    "import { a } from \"b\"\nconst x = a()",
+    "module.exports = ContentType",
+    "return M",
+])
+def test_code_beside_a_preamble_is_not_preamble(code: str) -> None:
+    assert not is_preamble(code)
+
+
+def test_preamble_chunks_lose_their_vectors_and_come_back_with_the_rule_off(
+    small_repo: Path, tmp_path: Path
+) -> None:
+    _write(small_repo, "src/Mappers/ListMapper.cs", textwrap.dedent("""\
+        namespace App.Mappers;
+
+        public sealed class ListMapper
+        {
+            public object Map(object source) => source;
+        }
+        """))
+    index = _open(small_repo, tmp_path / "index")
+    index.update()
+    has_vector = _vectors_of(index, "src/Mappers/ListMapper.cs")
+    rules = index._reader_manifest().keyword_only_rules_of("src/Mappers/ListMapper.cs")
+    assert list(rules.values()) == ["preamble"] and not has_vector[next(iter(rules))]
+    assert sum(has_vector.values()) == len(has_vector) - 1  # the class keeps its vector
+    found = index.search("App.Mappers", mode="keyword", limit=5)
+    assert any(r.path == "src/Mappers/ListMapper.cs" and r.start_line == 1 for r in found)
+    # The rule turned off: the same chunk gains its vector on the next update.
+    index = _open(small_repo, tmp_path / "index", embed_anyway=["preamble"])
+    index.update()
+    assert all(_vectors_of(index, "src/Mappers/ListMapper.cs").values())

@@ -106,7 +106,8 @@ def test_edits_additions_deletions_and_renames_follow(small_repo: Path, tmp_path
     assert all(r.path != "taskboard/scheduler.py" for r in index.search("retry_with_backoff", limit=10))
     assert index.search("NewQueue")[0].path == "notifier/message_queue.go"
     stats = index.stats()
-    assert stats.files == first.files_added and stats.chunks == stats.embedded_chunks
+    assert stats.files == first.files_added
+    assert stats.chunks - stats.keyword_only_chunks == stats.embedded_chunks
 
 
 def test_ids_are_stable_and_overwrite(small_repo: Path, tmp_path: Path) -> None:
@@ -233,7 +234,7 @@ def test_kill_9_during_indexing_leaves_a_usable_index(
     assert all(r.path != "taskboard/auth.py" for r in repaired.search("hash_password", limit=10))
     assert _top(repaired, "colour_for_label") == "colour_for_label"
     stats = repaired.stats()
-    assert stats.chunks == stats.embedded_chunks
+    assert stats.chunks - stats.keyword_only_chunks == stats.embedded_chunks
 
 
 KILL_AFTER_A_BATCH = """
@@ -266,7 +267,7 @@ def test_vectors_embedded_before_a_kill_are_not_embedded_again(
     report = _open(small_repo, tmp_path).update()
     assert report.chunks_embedded == total - done
     stats = _open(small_repo, tmp_path).stats()
-    assert stats.chunks == stats.embedded_chunks == total
+    assert stats.chunks - stats.keyword_only_chunks == stats.embedded_chunks == total
     assert _rows(tmp_path / "index", "SELECT count(*) FROM vectors") == [(0,)]
 
 
@@ -346,7 +347,7 @@ def test_each_vector_is_kept_once_as_int8(built: Index, tmp_path: Path) -> None:
     assert _rows(index_dir, "PRAGMA freelist_count") == [(0,)]
     assert VectorStore.load(index_dir / "vectors.usearch").dtype == "i8"
     stats = built.stats()
-    assert stats.embedded_chunks == stats.chunks > 20
+    assert stats.embedded_chunks == stats.chunks - stats.keyword_only_chunks > 20
 
 
 def _embedding_counter(monkeypatch: pytest.MonkeyPatch) -> list[int]:
@@ -378,7 +379,9 @@ def _rewrite_as_before_the_journal(index_dir: Path, *, uncached: str) -> None:
 
     store = VectorStore.load(index_dir / "vectors.usearch")
     with sqlite3.connect(index_dir / "manifest.sqlite") as connection:
-        rows = connection.execute("SELECT id, key, vector_key FROM chunks").fetchall()
+        rows = connection.execute(
+            "SELECT id, key, vector_key FROM chunks WHERE keyword_only IS NULL"
+        ).fetchall()
         keys, matrix = store.vectors([key for _, key, _ in rows])
         vector_of = dict(zip(keys.tolist(), matrix))
         older = VectorStore(store.dimension, dtype="f16")
@@ -429,7 +432,7 @@ def test_an_index_from_before_the_journal_is_upgraded_without_the_model(
     embedded.clear()
     assert index.update().chunks_embedded == 1 and sum(embedded) == 1
     stats = index.stats()
-    assert stats.embedded_chunks == stats.chunks
+    assert stats.embedded_chunks == stats.chunks - stats.keyword_only_chunks
     assert _top(index, "hash a password with a salt") == "hash_password"
 
 

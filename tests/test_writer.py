@@ -53,7 +53,7 @@ def test_a_no_op_index_loads_neither_the_model_nor_the_stores(
     assert output.stdout.strip() == ""
     assert "0 chunks embedded" in output.stderr
     stats = _open(small_repo, index_dir).stats()  # the count the writer recorded
-    assert stats.embedded_chunks == stats.chunks
+    assert stats.embedded_chunks == stats.chunks - stats.keyword_only_chunks
 
     # A change that needs the model loads it (the tokenizer comes with it); one that only
     # removes chunks does not (usearch brings onnxruntime's module, not a model).
@@ -68,7 +68,7 @@ def test_a_no_op_index_loads_neither_the_model_nor_the_stores(
     index = _open(small_repo, index_dir)
     assert index.search("forget_user").arms == ("keyword", "semantic")
     stats = index.stats()
-    assert stats.embedded_chunks == stats.chunks
+    assert stats.embedded_chunks == stats.chunks - stats.keyword_only_chunks
 
 
 def test_a_model_with_another_id_than_assumed_re_keys_every_chunk_before_embedding(
@@ -85,7 +85,8 @@ def test_a_model_with_another_id_than_assumed_re_keys_every_chunk_before_embeddi
     assert report.files_added == expected.files and report.failed == []
     stats = index.stats()
     assert stats.model == expected.model == f"{model_config.DEFAULT_MODEL}+int8"
-    assert stats.embedded_chunks == stats.chunks == expected.chunks
+    assert stats.embedded_chunks == stats.chunks - stats.keyword_only_chunks
+    assert stats.chunks == expected.chunks
     assert _chunk_keys(tmp_path / "index") == _chunk_keys(tmp_path / "reference")
     assert index.search("hash a password with a salt", mode="semantic")[0].symbol == "hash_password"
     # The index remembers the id the model gave: the next update trusts it, and has no work.
@@ -191,7 +192,7 @@ def test_an_update_of_some_paths_looks_at_them_alone_and_agrees_with_a_whole_upd
     reference.update()
     assert _chunk_keys(tmp_path / "index") == _chunk_keys(tmp_path / "reference")
     stats = index.stats()
-    assert stats.embedded_chunks == stats.chunks
+    assert stats.embedded_chunks == stats.chunks - stats.keyword_only_chunks
 
 
 def test_an_update_of_a_directory_or_an_ignore_file_covers_what_it_may_change(

@@ -85,10 +85,11 @@ def walk_and_chunk(root: Path, sample_size: int, seed: int = SEED) -> tuple[dict
         for result in chunked:
             errors += result.error is not None
             chunks += len(result.chunks)
-            skip = result.keyword_only.chunk_ids if result.keyword_only else frozenset()
-            if result.keyword_only:
-                keyword_only[result.keyword_only.rule] += len(skip)
-                keyword_only_files[result.keyword_only.rule] += 1
+            rules = result.keyword_only_rules()
+            skip = rules.keys()
+            for rule, count in Counter(rules.values()).items():
+                keyword_only[rule] += count
+                keyword_only_files[rule] += 1
             for chunk in result.chunks:
                 if chunk.id in skip:
                     continue

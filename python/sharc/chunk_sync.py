@@ -165,11 +165,13 @@ class ChunkSync:
         if chunked.skipped:
             result.skipped.append((chunked.path, chunked.skipped))
         verdict = chunked.keyword_only
+        rules = chunked.keyword_only_rules()
         if (
             previous is not None
             and not self.rechunk
             and previous.content_hash == chunked.content_hash
             and manifest.keyword_only_reason(chunked.path) == (verdict and verdict.reason)
+            and manifest.keyword_only_rules_of(chunked.path) == rules
         ):
             manifest.touch_file(chunked.path, walked.size, walked.mtime_ns)
             if self.fill_references:
@@ -189,7 +191,6 @@ class ChunkSync:
         gone = [old[i] for i in old if i not in new_ids]
         manifest.delete_chunks([r.id for r in gone])
         step.removed.extend(RemovedChunk(r.id, r.key, r.vector_key) for r in gone)
-        rules = {i: verdict.rule for i in verdict.chunk_ids} if verdict else {}
         old_rules = manifest.keyword_only_rules_of(chunked.path) if old else {}
         changed = [
             r for r in records

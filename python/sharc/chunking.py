@@ -15,7 +15,7 @@ from pathlib import Path
 
 from sharc import _core
 from sharc._core import Chunk, WalkedFile
-from sharc.embed_policy import EmbedPolicy, KeywordOnly, judge_file
+from sharc.embed_policy import EmbedPolicy, KeywordOnly, judge_file, preamble_chunks
 from sharc.textsplit import split_text_file
 
 log = logging.getLogger(__name__)
@@ -31,7 +31,8 @@ class ChunkedFile:
     `error`: the file could not be chunked (a failure; what was indexed for it before should
     stay, and the next update tries again). `skipped`: its content is not indexed (binary),
     a decision rather than a failure. `keyword_only`: chunks the embedding policy leaves
-    without a vector, and why (only when chunked with a policy).
+    without a vector, and why, and `preamble` those of its chunks that hold only the file's
+    preamble (both only when chunked with a policy).
     """
 
     path: str
@@ -43,6 +44,15 @@ class ChunkedFile:
     error: str | None = None
     skipped: str | None = None
     keyword_only: KeywordOnly | None = None
+    #: Chunks of an embedded file that hold only its preamble (`embed_policy.preamble_chunks`).
+    preamble: frozenset[str] = frozenset()
+
+    def keyword_only_rules(self) -> dict[str, str]:
+        """The rule that leaves each chunk without a vector, by chunk id."""
+        rules = dict.fromkeys(self.preamble, "preamble")
+        if self.keyword_only is not None:
+            rules.update(dict.fromkeys(self.keyword_only.chunk_ids, self.keyword_only.rule))
+        return rules
 
 
 def chunk_files(
@@ -121,7 +131,11 @@ def _judge(
         except OSError as exc:
             return replace(chunked, error=f"cannot read: {exc.strerror or exc}")
     verdict = judge_file(walked.path, walked.size, text, chunked.chunks, policy)
-    return replace(chunked, keyword_only=verdict) if verdict else chunked
+    whole = verdict is not None and len(verdict.chunk_ids) == len(chunked.chunks)
+    preamble = frozenset() if whole else preamble_chunks(chunked.chunks, policy)
+    if verdict is None and not preamble:
+        return chunked
+    return replace(chunked, keyword_only=verdict, preamble=preamble)
 
 
 def _describe(error: BaseException) -> str:

@@ -162,16 +162,12 @@ class ChunkTable:
         manifest from before the policy that no writer has opened yet)."""
         if not self._has_policy_columns():
             return 0, 0
-        connection = self._db.connection()
-        files = connection.execute(
-            "SELECT count(*) FROM files WHERE keyword_only IS NOT NULL"
-        ).fetchone()[0]
-        # Only the chunks of files with a reason can have a rule: reading those alone spares
-        # a scan of every chunk's code (a tenth of a second at 300k chunks).
-        chunks = connection.execute(
-            "SELECT count(*) FROM chunks WHERE keyword_only IS NOT NULL AND path IN"
-            " (SELECT path FROM files WHERE keyword_only IS NOT NULL)"
-        ).fetchone()[0]
+        # Read from the partial index `chunks_keyword_only`, not every chunk's code (a tenth
+        # of a second at 300k chunks); a manifest no writer has opened since lacks it, and
+        # is scanned.
+        files, chunks = self._db.connection().execute(
+            "SELECT count(DISTINCT path), count(*) FROM chunks WHERE keyword_only IS NOT NULL"
+        ).fetchone()
         return int(files), int(chunks)
 
     def chunk_ids(self) -> set[str]:

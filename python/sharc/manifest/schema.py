@@ -173,6 +173,11 @@ def _add_policy_columns(connection: sqlite3.Connection) -> None:
         columns = {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}
         if "keyword_only" not in columns:
             connection.execute(f"ALTER TABLE {table} ADD COLUMN keyword_only TEXT")
+    # The few chunks with a rule, counted without reading every chunk (`keyword_only_counts`).
+    connection.execute(
+        "CREATE INDEX IF NOT EXISTS chunks_keyword_only ON chunks (keyword_only, path)"
+        " WHERE keyword_only IS NOT NULL"
+    )
     connection.commit()
 
 
