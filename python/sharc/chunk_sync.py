@@ -166,12 +166,13 @@ class ChunkSync:
             result.skipped.append((chunked.path, chunked.skipped))
         verdict = chunked.keyword_only
         rules = chunked.keyword_only_rules()
+        stored_rules: dict[str, str] | None = None  # read once, where the shortcut needs it
         if (
             previous is not None
             and not self.rechunk
             and previous.content_hash == chunked.content_hash
             and manifest.keyword_only_reason(chunked.path) == (verdict and verdict.reason)
-            and manifest.keyword_only_rules_of(chunked.path) == rules
+            and (stored_rules := manifest.keyword_only_rules_of(chunked.path)) == rules
         ):
             manifest.touch_file(chunked.path, walked.size, walked.mtime_ns)
             if self.fill_references:
@@ -191,7 +192,9 @@ class ChunkSync:
         gone = [old[i] for i in old if i not in new_ids]
         manifest.delete_chunks([r.id for r in gone])
         step.removed.extend(RemovedChunk(r.id, r.key, r.vector_key) for r in gone)
-        old_rules = manifest.keyword_only_rules_of(chunked.path) if old else {}
+        if stored_rules is None:
+            stored_rules = manifest.keyword_only_rules_of(chunked.path) if old else {}
+        old_rules = stored_rules
         changed = [
             r for r in records
             if r.id not in old or old[r.id] != r or old_rules.get(r.id) != rules.get(r.id)

@@ -170,9 +170,12 @@ def _words_before(symbol: str, code: str) -> list[str] | None:
     """The words before `symbol` on the first line that is not a comment and names it as a
     whole word (`pub(crate) fn` gives `pub`, `crate)`, `fn`)."""
     line = _declaring_line(symbol, code)
-    if line is None:
-        return None
-    stripped = code.splitlines()[line].lstrip()
+    return None if line is None else _words_before_name(symbol, code.splitlines()[line])
+
+
+def _words_before_name(symbol: str, line: str) -> list[str]:
+    """The words before `symbol` on `line`, a line that names it (`(` splits words too)."""
+    stripped = line.lstrip()
     found = _name_pattern(symbol).search(stripped)
     assert found is not None
     return stripped[: found.start()].replace("(", " ").split()
@@ -213,10 +216,7 @@ def declared_with_keyword(symbol: str, code: str) -> bool:
     *Router) Handle`), not only names it (`{:ok, pid} = start_link(opts)` in an example)."""
     lines = code.splitlines()
     for number in _naming_lines(symbol, code):
-        stripped = lines[number].lstrip()
-        found = _name_pattern(symbol).search(stripped)
-        assert found is not None
-        words = stripped[: found.start()].replace("(", " ").split()
+        words = _words_before_name(symbol, lines[number])
         while words and words[-1].endswith((".", ":")):  # a receiver or namespace: `self.`
             words.pop()
         if words and (words[-1] in DEFINITION_KEYWORDS or words[0] == "func"):
