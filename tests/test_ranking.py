@@ -42,7 +42,7 @@ from sharc.ranking.boosts import (
     definition_tier,
 )
 from sharc.ranking.coherence import apply_coherence
-from sharc.ranking.files import file_scores, rank_files
+from sharc.ranking.files import file_scores, lift_files, rank_files
 from sharc.ranking.graph import (
     GraphFacts,
     apply_neighbours,
@@ -695,6 +695,42 @@ def test_rank_runs_the_stages_over_the_arms_candidates() -> None:
     assert [c.id for c, _ in only_src.candidates] == ["def", "use"]
     keyword_only = rank("TaskStore", {KEYWORD: arms[KEYWORD]}, read)
     assert keyword_only.arms == (KEYWORD,)
+
+
+def test_a_file_whose_whole_text_matches_the_question_rises_in_fused_searches() -> None:
+    records = {
+        "helper": Candidate("helper", "src/text.py", "plugin_label"),
+        "module": Candidate("module", "src/plugins.py", "register"),
+        "module2": Candidate("module2", "src/plugins.py", "discover", start_line=20),
+    }
+    arms = {
+        KEYWORD: lambda query, depth: [("helper", 9.0), ("module", 6.0), ("module2", 5.0)],
+        SEMANTIC: lambda query, depth: [("helper", 0.9), ("module", 0.7), ("module2", 0.6)],
+    }
+    asked: list[tuple[str, set[str]]] = []
+
+    def files(query: str, paths: object) -> dict[str, float]:
+        asked.append((query, set(paths)))  # type: ignore[call-overload]
+        return {"src/plugins.py": 1.0, "src/text.py": 0.1}
+
+    def read(ids: list[str]) -> dict[str, Candidate]:
+        return {i: records[i] for i in ids if i in records}
+
+    def order(query: str, **options: object) -> list[str]:
+        ranked = rank(query, options.pop("arms", arms), read, files=files, **options)
+        return [chunk.id for chunk, _ in ranked.candidates]
+
+    question = "how are plugins discovered and loaded"
+    assert order(question)[0] == "module"
+    assert asked == [(question, {"src/plugins.py", "src/text.py"})]
+    # Off, for a query that is one name, and for an arm searched alone: the best chunk wins.
+    assert order(question, settings=RankingSettings(file_keyword_lift=0.0))[0] == "helper"
+    assert order("plugin_label")[0] == "helper"
+    assert order(question, arms={KEYWORD: arms[KEYWORD]})[0] == "helper"
+    assert len(asked) == 1
+    lifted = lift_files([(records["helper"], 0.5)], {"src/text.py": 0.5}, 1.0)
+    assert lifted == [(records["helper"], 0.75)]
+    assert lift_files([(records["helper"], 0.5)], {}, 1.0) == [(records["helper"], 0.5)]
 
 
 def test_code_crowded_out_by_tests_is_searched_for_deeper() -> None:

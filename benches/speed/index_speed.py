@@ -190,8 +190,8 @@ def incremental_with_model(index, root: Path, embedder) -> dict:  # type: ignore
 
 
 def index_parts(index_dir: Path) -> dict[str, int]:
-    """Bytes on disk per part of an index: the usearch file, the tantivy directory, and the
-    manifest split into its vector journal (table and key index; empty once usearch is saved),
+    """Bytes on disk per part of an index: the usearch file, the tantivy directories (of
+    chunks, and of whole files), and the manifest split into its vector journal (table and key index; empty once usearch is saved),
     the code graph's references (table and indexes) and the rest (code, metadata)."""
     import sqlite3
 
@@ -206,6 +206,7 @@ def index_parts(index_dir: Path) -> dict[str, int]:
     return {
         "usearch_vectors": _disk_bytes(index_dir / "vectors.usearch"),
         "keyword": _disk_bytes(index_dir / "keyword"),
+        "keyword_files": _disk_bytes(index_dir / "keyword-files"),
         "manifest_vector_journal": journal,
         "manifest_references": references,
         "manifest_rest": manifest_bytes - journal - references,
@@ -534,16 +535,22 @@ def query_latency(work: Path, sizes: list[int]) -> dict:
         results[str(size)]["p50_vs_chunkwise"] = (
             results[str(size)]["p50_ms"] / chunkwise["p50_ms"]
         )
+        fragments = measure_queries(root, index_dir, embedder, file_keyword_lift=0.0)
+        results[str(size)]["without_file_evidence_p50_ms"] = fragments["p50_ms"]
+        results[str(size)]["p50_vs_without_file_evidence"] = (
+            results[str(size)]["p50_ms"] / fragments["p50_ms"]
+        )
         print(json.dumps({str(size): results[str(size)]}), flush=True)
     return results
 
 
 def measure_queries(  # type: ignore[no-untyped-def]
-    root: Path, index_dir: Path, embedder, *, files_first: bool = True
+    root: Path, index_dir: Path, embedder, **overrides
 ) -> dict:
     """Warm p50/p99 of `Index.search` on a built index, and the exact numpy baseline;
-    `files_first=False`: the ranking that reads candidates in blocks, each scored alone (what
-    ranking files first costs is the ratio of the two)."""
+    `overrides` of the ranking settings: `files_first=False` is the ranking that reads
+    candidates in blocks, each scored alone (what ranking files first costs is the ratio of
+    the two); `file_keyword_lift=0` leaves the file keyword index unread."""
     import dataclasses
 
     import sharc
@@ -552,7 +559,7 @@ def measure_queries(  # type: ignore[no-untyped-def]
 
     index = sharc.Index.open(root, index_dir=index_dir)
     index._embedder = embedder
-    index.ranking_settings = dataclasses.replace(DEFAULT_SETTINGS, files_first=files_first)
+    index.ranking_settings = dataclasses.replace(DEFAULT_SETTINGS, **overrides)
     for query in QUERIES:
         index.search(query)
     latencies = []
@@ -765,6 +772,8 @@ STEPS = (
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes (a smoke run)")
+    parser.add_argument("--query-sizes", type=lambda text: [int(n) for n in text.split(",")],
+                        help="chunk counts of the query step (default 10000,100000,1000000)")
     parser.add_argument("--only", default=",".join(STEPS), help="comma-separated: " + ", ".join(STEPS))
     parser.add_argument(
         "--merge", action="store_true", help="keep the other steps' results already in --out"
@@ -825,7 +834,7 @@ def main(argv: list[str] | None = None) -> dict:
             result["delta_update"] = delta_update(args.work, tree)
             print(json.dumps(result["delta_update"]), flush=True)
     if "query" in steps:
-        sizes = [10_000] if args.quick else [10_000, 100_000, 1_000_000]
+        sizes = args.query_sizes or ([10_000] if args.quick else [10_000, 100_000, 1_000_000])
         result["query"] = query_latency(args.work, sizes)
     if "memory" in steps:
         result["memory"] = memory(

@@ -261,14 +261,23 @@ def _answers(sharc: Any, root: Path, index_dir: Path) -> str:  # type: ignore[mi
 
 
 def _same_index(index_dir: Path, clean_dir: Path) -> dict[str, bool]:
-    """Whether two indexes hold the same chunks and, in each vector set, the same keys with the
-    same vectors (cosine above 0.999: both int8, quantised alike)."""
+    """Whether two indexes hold the same chunks, the same documents in both keyword indexes
+    (of chunks and of files) and, in each vector set, the same keys with the same vectors
+    (cosine above 0.999: both int8, quantised alike)."""
     from sharc.manifest import Manifest
+    from sharc.stores import FILE_KEYWORD, KEYWORD, open_keyword
     from sharc.vector_segments import open_for_search
     from sharc.vector_sets import DEFAULT_SET, FAST_SET
 
     manifests = [Manifest(d / "manifest.sqlite", writable=False) for d in (index_dir, clean_dir)]
     same = {"chunks": manifests[0].chunk_keys() == manifests[1].chunk_keys()}
+    for name in (KEYWORD, FILE_KEYWORD):
+        documents = []
+        for directory in (index_dir, clean_dir):
+            store = open_keyword(directory, writable=False, name=name)
+            documents.append(store.all_ids())
+            store.close()
+        same[name] = documents[0] == documents[1]
     for vector_set in (DEFAULT_SET, FAST_SET):
         stores = [open_for_search(d, m, None, vector_set)
                   for d, m in zip((index_dir, clean_dir), manifests)]

@@ -1,8 +1,8 @@
-"""Chunking what changed into the manifest and the keyword index, a step at a time.
+"""Chunking what changed into the manifest and the keyword indexes, a step at a time.
 
 Chunking commits in steps (`STEP_SECONDS` of work each, the first batch of files at once):
-each step commits the manifest first, in one transaction, then the keyword index, and records
-the manifest generation the keyword index reflects. A file's change is always in one step, so a
+each step commits the manifest first, in one transaction, then the keyword indexes (of chunks,
+and of whole files: `sharc.file_keywords`), and records the manifest generation they reflect. A file's change is always in one step, so a
 kill leaves every file either as it was or as it is now. Along the way it notes which keys
 gained or lost the need for a vector (`VectorChanges`), for `sharc.vector_sync`.
 """
@@ -24,16 +24,22 @@ from sharc.chunk_records import (
 from sharc.chunking import ChunkedFile, chunk_files
 from sharc.embed_policy import EmbedPolicy
 from sharc.errors import CancelledError
+from sharc.file_keywords import (
+    GENERATION_META,
+    file_doc,
+    reconcile_file_keywords,
+    replace_files,
+)
 from sharc.files import WalkResult
 from sharc.manifest import ChunkRecord, FileRecord, Manifest, RemovedChunk
-from sharc.stores import KEYWORD, open_keyword
+from sharc.stores import FILE_KEYWORD, KEYWORD, open_keyword
 from sharc.update_types import CancelCheck, EmbeddingMode, UpdateReport, VectorChanges
 from sharc.writer_settings import Resolved
 
 if TYPE_CHECKING:
     from sharc._core import WalkedFile
     from sharc.distributed import Executor
-    from sharc.keyword import KeywordStore
+    from sharc.keyword import KeywordDoc, KeywordStore
 
 FIRST_BATCH_FILES = 16  # the first files are committed (and searchable) at once
 CHUNK_BATCH_FILES = 256  # batches double from the first up to this
@@ -99,6 +105,7 @@ class ChunkSync:
                 removed = manifest.delete_file(path)
                 changes.dropped.update(c.key for c in removed if c.id not in keyword_only)
                 step.removed.extend(removed)
+                step.deleted_paths.append(path)
                 result.files_deleted += 1
             total, done = len(to_chunk), 0
             batches = list(growing_batches(to_chunk))
@@ -110,15 +117,19 @@ class ChunkSync:
                     )
                 added: list[ChunkRecord] = []
                 fresh: set[str] = set()
+                files: list[KeywordDoc] = []
                 for walked, chunked in zip(batch, next(chunked_batches)):
                     self._store_file(
                         manifest, walked, chunked, manifest.file(walked.path), model_id,
-                        resolved.mode, result, step, added, fresh, changes,
+                        resolved.mode, result, step, (added, fresh, files), changes,
                     )
                 if added:
                     # Uncommitted until the manifest commits; a crash leaves extras that
                     # search ignores and the next update removes.
                     keyword.store().upsert([keyword_doc(r) for r in added], absent=fresh)
+                    step.changed = True
+                if files:
+                    replace_files(keyword.files(), files)
                     step.changed = True
                 done += len(batch)
                 report("chunking", files_done=done, files_total=total)
@@ -153,10 +164,13 @@ class ChunkSync:
         mode: EmbeddingMode,
         result: UpdateReport,
         step: Step,
-        added: list[ChunkRecord],
-        fresh: set[str],
+        keyword_docs: tuple[list[ChunkRecord], set[str], list[KeywordDoc]],
         changes: VectorChanges,
     ) -> None:
+        """Store one chunked file in the manifest; what the keyword indexes need goes into
+        `keyword_docs`: the chunks added or changed, which of them are new, and the file's
+        document (`sharc.file_keywords`)."""
+        added, fresh, files = keyword_docs
         if chunked.error:
             # Nothing of the file is touched, its stat included: it keeps what it had and
             # the next update tries it again.
@@ -211,6 +225,11 @@ class ChunkSync:
             result.keyword_only.append((chunked.path, verdict.reason))
         added.extend(changed)
         fresh.update(r.id for r in changed if r.id not in old)
+        document = file_doc(chunked.path, chunked.content_hash, records)
+        if document is not None:
+            files.append(document)
+        elif old:
+            step.deleted_paths.append(chunked.path)
         result.chunks_added += sum(1 for r in records if r.id not in old)
         result.chunks_removed += len(gone)
         manifest.put_file(
@@ -228,9 +247,16 @@ class ChunkSync:
         )
 
     def reconcile_keyword(self, manifest: Manifest, keyword: KeywordWriter) -> None:
-        """Repair a keyword index that lags the manifest (after a crash or a kill), and refill
-        a missing one from the manifest, without chunking again."""
+        """Repair keyword indexes that lag the manifest (after a crash or a kill), and refill
+        missing ones from the manifest, without chunking again."""
         generation = str(manifest.generation())
+        if not (
+            (self.index_dir / FILE_KEYWORD / "meta.json").is_file()
+            and manifest.get_meta(GENERATION_META) == generation
+        ):
+            reconcile_file_keywords(manifest, keyword.files())
+            manifest.set_meta(GENERATION_META, generation)
+            manifest.commit()
         exists = (self.index_dir / KEYWORD / "meta.json").is_file()
         if exists and manifest.get_meta("keyword_generation") == generation:
             return
@@ -248,36 +274,45 @@ class ChunkSync:
 
 
 class KeywordWriter:
-    """The keyword index, opened for writing when first needed: a no-op update never opens
-    it (tantivy's writer takes memory and threads)."""
+    """The keyword indexes (of chunks, and of whole files), each opened for writing when first
+    needed: a no-op update never opens them (tantivy's writer takes memory and threads)."""
 
     def __init__(self, index_dir: Path) -> None:
         self._index_dir = index_dir
-        self._store: KeywordStore | None = None
+        self._stores: dict[str, KeywordStore] = {}
 
     def store(self) -> KeywordStore:
-        if self._store is None:
-            self._store = open_keyword(self._index_dir, writable=True)
-        return self._store
+        """The chunk index."""
+        return self._opened(KEYWORD)
+
+    def files(self) -> KeywordStore:
+        """The file index (`sharc.file_keywords`)."""
+        return self._opened(FILE_KEYWORD)
+
+    def _opened(self, name: str) -> KeywordStore:
+        if name not in self._stores:
+            self._stores[name] = open_keyword(self._index_dir, writable=True, name=name)
+        return self._stores[name]
 
     def rollback(self) -> None:
-        if self._store is not None:
-            self._store.rollback()
+        for store in self._stores.values():
+            store.rollback()
 
     def close(self) -> None:
-        if self._store is not None:
-            self._store.close()
-            self._store = None
+        for store in self._stores.values():
+            store.close()
+        self._stores = {}
 
 
 class Step:
     """The chunking work since the last commit, committed together: the manifest first, then
-    the keyword index."""
+    the keyword indexes."""
 
     def __init__(self, manifest: Manifest, keyword: KeywordWriter) -> None:
         self.manifest = manifest
         self.keyword = keyword
         self.removed: list[RemovedChunk] = []
+        self.deleted_paths: list[str] = []  # files gone, or left without chunks
         self.rekeyed: list[RemovedChunk] = []
         self.changed = False
         self._since = float("-inf")  # the first batch is committed at once
@@ -297,10 +332,15 @@ class Step:
             keyword = self.keyword.store()
             keyword.delete([chunk.id for chunk in self.removed])
             keyword.commit()
+            files = self.keyword.files()
+            files.delete_paths(self.deleted_paths)
+            files.commit()
             manifest.set_meta("keyword_generation", str(generation))
+            manifest.set_meta(GENERATION_META, str(generation))
         manifest.commit()
         retired = [*self.removed, *self.rekeyed]
         self.removed, self.rekeyed, self.changed = [], [], False
+        self.deleted_paths = []
         self._since = time.monotonic()
         return retired
 

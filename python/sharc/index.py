@@ -4,6 +4,7 @@ Layout of an index directory (`sharc.stores`)::
 
     manifest.sqlite   files and chunks (with their code): the truth; and the vector journal
     keyword/          tantivy BM25 index over code-aware tokens (derived from the manifest)
+    keyword-files/    the same over whole files, one document each (`sharc.file_keywords`)
     vectors.usearch   usearch ANN index of chunk vectors, the one copy of each
     vectors-fast.usearch   the fast model's vectors of the same chunks (`sharc.fast_vectors`)
     writer.lock       held by the one process that writes
@@ -56,6 +57,7 @@ from sharc.search_types import SearchMode as SearchMode
 from sharc.search_types import SearchResponse as SearchResponse
 from sharc.search_types import SearchResult as SearchResult
 from sharc.stores import (
+    FILE_KEYWORD,
     MANIFEST,
     directory_size,
     open_keyword,
@@ -88,7 +90,7 @@ if TYPE_CHECKING:
     from sharc.graph import Edge, Graph
     from sharc.keyword import KeywordStore
     from sharc.ranking.graph import GraphFacts
-    from sharc.ranking.pipeline import Arm
+    from sharc.ranking.pipeline import Arm, FileEvidence
     from sharc.ranking.settings import RankingSettings
     from sharc.vector_segments import SegmentedVectors
 
@@ -135,6 +137,7 @@ class Index(AsyncIndexMethods):
         self._reader_lock = threading.Lock()
         self._manifest: Manifest | None = None
         self._keyword: KeywordStore | None = None
+        self._file_keyword: KeywordStore | None = None
         self._vectors = VectorReader(
             index_dir, embedder=self.embedder, fast_embedder=self.fast_embedder
         )
@@ -323,6 +326,21 @@ class Index(AsyncIndexMethods):
                 self._keyword.reload()
             return self._keyword
 
+    def _reader_file_keyword(self) -> KeywordStore | None:
+        """The file keyword index (`sharc.file_keywords`); None until an update made it (an
+        index from before it ranks without it)."""
+        with self._reader_lock:
+            if self._file_keyword is None:
+                try:
+                    self._file_keyword = open_keyword(
+                        self.index_dir, writable=False, name=FILE_KEYWORD
+                    )
+                except FileNotFoundError:
+                    return None
+            else:
+                self._file_keyword.reload()
+            return self._file_keyword
+
     def _open_first_keyword(self) -> KeywordStore:
         """The keyword index; while the first update is creating it, wait for it briefly."""
         deadline = time.monotonic() + FIRST_KEYWORD_WAIT_SECONDS
@@ -347,9 +365,10 @@ class Index(AsyncIndexMethods):
         with self._reader_lock:
             if self._manifest is not None:
                 self._manifest.close()
-            if self._keyword is not None:
-                self._keyword.close()
-            self._manifest = self._keyword = None
+            for store in (self._keyword, self._file_keyword):
+                if store is not None:
+                    store.close()
+            self._manifest = self._keyword = self._file_keyword = None
             self._vectors.forget()
 
     def search(
@@ -418,6 +437,7 @@ class Index(AsyncIndexMethods):
             graph=_graph_facts(manifest, self.ranking_settings),
             defines=definition_finder(manifest), unseen=unseen,
             read_text=lambda chunk_id: chunk_text(manifest, chunk_id),
+            files=self._file_evidence(mode, languages, path_prefix),
         )
         top = ranked.candidates[:limit]
         records = manifest.chunks_by_id([candidate.id for candidate, _ in top])
@@ -437,6 +457,21 @@ class Index(AsyncIndexMethods):
         return SearchResponse(
             results, ranked.arms, ranked.kind.value, complete,
             searched.name if searched is not None and ranking.SEMANTIC in ranked.arms else None,
+        )
+
+    def _file_evidence(
+        self, mode: SearchMode, languages: Sequence[str], path_prefix: str | None
+    ) -> FileEvidence | None:
+        """How well candidate files match as a whole (`sharc.file_keywords`), for a hybrid
+        search of an index that has the file index."""
+        if mode != "hybrid" or (store := self._reader_file_keyword()) is None:
+            return None
+        from sharc.file_keywords import file_evidence
+
+        return file_evidence(
+            store,
+            languages=list(languages) or None,
+            path_prefix=(path_prefix.strip("/") if path_prefix else None),
         )
 
     def _keyword_arm(

@@ -346,14 +346,16 @@ class KeywordStore:
         *,
         languages: Iterable[str] | None = None,
         path_prefix: str | None = None,
+        paths: Collection[str] | None = None,
     ) -> list[tuple[str, float]]:
         """The best `limit` chunk ids for `query` with their BM25 scores, best first.
 
         Any string is a valid query: it is tokenized like the code, never parsed, and a query
         with no tokens returns no results. `languages` keeps only those languages; `path_prefix`
-        keeps paths that start with it (a plain string prefix: `src/` or `src/app.py`).
+        keeps paths that start with it (a plain string prefix: `src/` or `src/app.py`);
+        `paths` keeps those paths exactly.
         """
-        searcher, hits = self._hits(query, limit, languages, path_prefix)
+        searcher, hits = self._hits(query, limit, languages, path_prefix, paths)
         return [(self._stored_id(searcher, address), float(score)) for score, address in hits]
 
     def search_keyed(
@@ -380,6 +382,7 @@ class KeywordStore:
         limit: int,
         languages: Iterable[str] | None,
         path_prefix: str | None,
+        paths: Collection[str] | None = None,
     ) -> tuple[tantivy.Searcher | None, list[tuple[float, tantivy.DocAddress]]]:
         if limit <= 0:
             return None, []
@@ -387,7 +390,9 @@ class KeywordStore:
         text_query = self._text_query(tokens, forms=classify_query(query) is not QueryKind.IDENTIFIER)
         if text_query is None:
             return None, []
-        final = self._filtered(text_query, languages=languages, path_prefix=path_prefix)
+        final = self._filtered(
+            text_query, languages=languages, path_prefix=path_prefix, paths=paths
+        )
         if final is None:
             return None, []
         searcher = self._searcher
@@ -469,10 +474,15 @@ class KeywordStore:
         *,
         languages: Iterable[str] | None,
         path_prefix: str | None,
+        paths: Collection[str] | None = None,
     ) -> tantivy.Query | None:
         import tantivy
 
         filters = []
+        if paths is not None:
+            if not paths:
+                return None
+            filters.append(tantivy.Query.term_set_query(self._schema, "path_raw", sorted(paths)))
         if languages is not None:
             wanted = sorted(set(languages))
             if not wanted:

@@ -2,6 +2,7 @@
 
     manifest.sqlite          files and chunks (with their code): the truth; the vector journal
     keyword/                 tantivy BM25 index over code-aware tokens (derived from the manifest)
+    keyword-files/           the same over whole files, one document each (`sharc.file_keywords`)
     vectors.usearch          usearch ANN index of chunk vectors, the one copy of each
     vectors-delta.usearch    the vectors added since the main file was last compacted
     vectors-fast*.usearch    the same for the fast model's vectors (`FAST_SET`), beside the
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 
 MANIFEST = "manifest.sqlite"
 KEYWORD = "keyword"
+FILE_KEYWORD = "keyword-files"
 WRITER_LOCK = "writer.lock"
 
 #: A compaction folds the delta into the main file once the delta and the tombstones would
@@ -49,12 +51,12 @@ def writer_lock(index_dir: Path, root: Path) -> WriterLock:
     return WriterLock(index_dir / WRITER_LOCK, what=str(root))
 
 
-def open_keyword(index_dir: Path, *, writable: bool) -> KeywordStore:
-    """The keyword index; a writer replaces a damaged one with an empty one (the manifest
-    refills it)."""
+def open_keyword(index_dir: Path, *, writable: bool, name: str = KEYWORD) -> KeywordStore:
+    """The keyword index (of chunks; `FILE_KEYWORD`: of files); a writer replaces a damaged
+    one with an empty one (the manifest refills it)."""
     from sharc.keyword import KeywordStore
 
-    directory = index_dir / KEYWORD
+    directory = index_dir / name
     try:
         return KeywordStore.open(directory, writable=writable)
     except IndexCorruptError:

@@ -6,11 +6,15 @@ Each file scores its best chunk plus `file_share` of the next `file_chunks` ones
 chunk carries that score, so the files are ranked by it. A file's later chunks keep their
 own score times `repeat_factor`: a second chunk of a file comes only where nothing else is
 as strong.
+
+Then the evidence of whole files (`lift_files`): each file's candidates rise by
+`file_keyword_lift` times the file's keyword score over its whole text, relative to the best
+file's (`sharc.file_keywords`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from sharc.ranking.records import C, Scored
 from sharc.ranking.settings import RankingSettings
@@ -48,8 +52,20 @@ def rank_files(candidates: Sequence[Scored[C]], settings: RankingSettings) -> li
     return ranked
 
 
+def lift_files(
+    candidates: Sequence[Scored[C]], shares: Mapping[str, float], lift: float
+) -> list[Scored[C]]:
+    """Every candidate times `1 + lift * share` of its file (`shares`: 0-1 per path, a
+    path missing counts 0); the order of `candidates` is kept."""
+    if lift <= 0.0 or not shares:
+        return list(candidates)
+    return [(chunk, score * (1.0 + lift * shares.get(chunk.path, 0.0))) for chunk, score in candidates]
+
+
 def file_bound(settings: RankingSettings) -> float:
-    """The largest factor `rank_files` can give a file's best chunk (scores at most 1 each)."""
+    """The largest factor `rank_files` and `lift_files` can give a file's best chunk (scores
+    at most 1 each)."""
+    lifted = 1.0 + settings.file_keyword_lift
     if not settings.files_first:
-        return 1.0
-    return 1.0 + settings.file_share * settings.file_chunks
+        return lifted
+    return (1.0 + settings.file_share * settings.file_chunks) * lifted

@@ -1,6 +1,6 @@
 """The ranking pipeline, stage by stage: classify the query, take candidates from each arm,
 fuse, boost what the query names, lift coherent files, apply penalties, rank files by all
-their candidates, put a name's definitions first, lift the files the code graph links to the
+their candidates and by their whole text, put a name's definitions first, lift the files the code graph links to the
 strongest hits, shape the list.
 
 `rank` is handed the arms and a way to read candidate records; it opens nothing itself.
@@ -8,13 +8,14 @@ strongest hits, shape the list.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Generic
 
 from sharc.ranking.boosts import apply_boosts, boost_bound, definition_match
 from sharc.ranking.coherence import apply_coherence
-from sharc.ranking.files import rank_files
+from sharc.ranking.files import lift_files, rank_files
 from sharc.ranking.fusion import KEYWORD, SEMANTIC, fuse
 from sharc.ranking.graph import (
     GraphFacts,
@@ -46,6 +47,9 @@ TextReader = Callable[[str], str | None]
 #: the names, exactly (what the definitions-first stage lifts), each with what its declaration
 #: says (`sharc.ranking.visibility.DefinitionFacts`), without reading the candidates' records.
 DefinitionFinder = Callable[[Sequence[str], Sequence[str]], Mapping[str, DefinitionFacts]]
+#: `(query, paths) -> {path: share}`: how well each candidate file's whole text matches the
+#: query, relative to the best file's (0-1; `sharc.file_keywords`).
+FileEvidence = Callable[[str, Collection[str]], Mapping[str, float]]
 
 
 @dataclass(frozen=True)
@@ -77,18 +81,20 @@ def rank(
     defines: DefinitionFinder | None = None,
     unseen: UnseenFinder | None = None,
     read_text: TextReader | None = None,
+    files: FileEvidence | None = None,
 ) -> Ranking[C]:
     """Every stage in order over the candidates of `arms`; `accepts` filters records; the
     graph neighbour stage reads `graph` (without it, the stage is off); `defines` spares a
     one-name query reading every candidate (see `rank_hits`); `unseen` names the keyword
-    hits the vectors never judged; `read_text` reads the keyword arm's best hit."""
+    hits the vectors never judged; `read_text` reads the keyword arm's best hit; `files`
+    scores candidate files by their whole text (without it, that lift is off)."""
     depth = candidate_depth(limit, accepts is not None, settings.candidates)
 
     def ranked_from(hits: Mapping[str, Sequence[tuple[str, float]]]) -> Ranking[C]:
         return rank_hits(
             query, hits, read, settings=settings, accepts=accepts, include_tests=include_tests,
             max_per_file=max_per_file, limit=limit, graph=graph, defines=defines,
-            unseen=unseen, read_text=read_text,
+            unseen=unseen, read_text=read_text, files=files,
         )
 
     hits = {name: arm(query, depth) for name, arm in arms.items()}
@@ -163,6 +169,7 @@ def rank_hits(
     defines: DefinitionFinder | None = None,
     unseen: UnseenFinder | None = None,
     read_text: TextReader | None = None,
+    files: FileEvidence | None = None,
 ) -> Ranking[C]:
     """The stages after the arms have answered: `hits` maps each arm to its `(id, score)`
     hits, best first (benchmarks replay stored hits through here).
@@ -183,6 +190,14 @@ def rank_hits(
     intent = QueryIntent.of(query, kind, include_tests=include_tests, fused=len(answered) > 1)
     neighbours = graph is not None and wants_neighbours(intent, settings)
     lifts_definitions = settings.definitions_first and intent.single_name
+    file_shares = None
+    if (
+        files is not None
+        and settings.file_keyword_lift > 0
+        and kind is not QueryKind.IDENTIFIER
+        and len(answered) > 1
+    ):
+        file_shares = functools.partial(files, query)
     # Coherence, graph neighbours and the learned combination read every candidate of a file
     # or query, and so does a search for a name's definitions that cannot look them up: any
     # unread candidate may be one.
@@ -190,6 +205,7 @@ def rank_hits(
         limit is None
         or settings.coherence_lift > 0
         or settings.files_first
+        or file_shares is not None
         or settings.combination == "learned"
         or neighbours
         or (lifts_definitions and defines is None)
@@ -203,6 +219,7 @@ def rank_hits(
         first=definitions.keys(),
         demoted=demoted_definitions(definitions, intent),
         facts=definitions,
+        file_shares=file_shares,
     )
     if neighbours and graph is not None:
         seeds = seed_files(candidates, settings.neighbour_seeds)
@@ -270,9 +287,10 @@ def _score_blocks(
     first: Collection[str] = (),
     demoted: Mapping[str, int] | None = None,
     facts: Mapping[str, DefinitionFacts] | None = None,
+    file_shares: Callable[[Collection[str]], Mapping[str, float]] | None = None,
 ) -> list[Scored[C]]:
-    """Boosts, coherence, penalties, files first and definitions first over the candidates
-    of `fused`, read best first.
+    """Boosts, coherence, penalties, files first (with the evidence of whole files,
+    `file_shares`) and definitions first over the candidates of `fused`, read best first.
 
     Without `top`, every candidate is read at once. With `top = (limit, max_per_file)` (and
     coherence and files first off, so each candidate's score is its own), records are read in
@@ -307,6 +325,9 @@ def _score_blocks(
     if blockwise:
         return candidates
     candidates = rank_files(candidates, settings)
+    if file_shares is not None and candidates:
+        shares = file_shares({chunk.path for chunk, _ in candidates})
+        candidates = lift_files(candidates, shares, settings.file_keyword_lift)
     return definitions_first(candidates, intent, settings, demoted=demoted, facts=facts)
 
 

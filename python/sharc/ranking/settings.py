@@ -118,6 +118,11 @@ class RankingSettings:
     file_share: float = 0.3
     file_chunks: int = 2
     repeat_factor: float = 1.0
+    #: Questions that are not one name, in fused searches: every candidate of a file rises by
+    #: this fraction times the file's BM25 over its whole text relative to the best file's
+    #: (`sharc.file_keywords`), so the file that covers the question's words across its
+    #: functions comes before the helper whose one function matches best. 0 turns it off.
+    file_keyword_lift: float = 1.0
 
     # -- graph neighbours (`sharc.ranking.graph`): questions in words only -----------------
     #: Every candidate of a file linked by a reference (either way) to one of the
@@ -174,7 +179,7 @@ class RankingSettings:
             raise ValueError(f"keyword shares must lie in 0-1, got {shares}")
         lifts = (
             self.name_words_lift, self.path_words_lift, self.coherence_lift,
-            self.neighbour_lift, self.file_share,
+            self.neighbour_lift, self.file_share, self.file_keyword_lift,
         )
         if min(lifts) < 0.0:
             raise ValueError(f"lifts must not be negative, got {lifts}")
@@ -188,7 +193,10 @@ class RankingSettings:
         }
         lifts = {
             name: 0.0
-            for name in ("name_words_lift", "path_words_lift", "coherence_lift", "neighbour_lift")
+            for name in (
+                "name_words_lift", "path_words_lift", "coherence_lift", "neighbour_lift",
+                "file_keyword_lift",
+            )
         }
         return dataclasses.replace(
             self, **neutral, **lifts, definitions_first=False, files_first=False
