@@ -191,8 +191,9 @@ def incremental_with_model(index, root: Path, embedder) -> dict:  # type: ignore
 
 def index_parts(index_dir: Path) -> dict[str, int]:
     """Bytes on disk per part of an index: the usearch file, the tantivy directories (of
-    chunks, and of whole files), and the manifest split into its vector journal (table and key index; empty once usearch is saved),
-    the code graph's references (table and indexes) and the rest (code, metadata)."""
+    chunks, and of whole files), and the manifest split into its vector journal (table and key
+    index; empty once usearch is saved), the code graph's references (table and indexes) and
+    the rest (code, metadata)."""
     import sqlite3
 
     manifest = index_dir / "manifest.sqlite"

@@ -11,7 +11,8 @@ Vector similarities share a scale only under one model: semantic and hybrid sear
 indexes that have vectors to share their model (keyword search takes any mix), and the query is
 embedded once. The indexes read one vector set (`sharc.fast_vectors`): the default model's when
 every one of them reads it, else the fast model's where they have it. BM25 scores keep each
-index's own term statistics, as in that index alone.
+index's own term statistics, as in that index alone, and so does the evidence of whole files
+(`sharc.file_keywords`): each file against the best file of its own index.
 
 Each hit is a `RootedResult`: a `SearchResult` that names the root it came from.
 """
@@ -19,7 +20,7 @@ Each hit is a `RootedResult`: a `SearchResult` that names the root it came from.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from sharc.manifest import Manifest, RankRecord
-    from sharc.ranking.pipeline import Arm, UnseenFinder
+    from sharc.ranking.pipeline import Arm, FileEvidence, UnseenFinder
     from sharc.ranking.visibility import DefinitionFacts
     from sharc.vector_reader import SearchedVectors, VectorChoice
     from sharc.vector_segments import SegmentedVectors
@@ -156,6 +157,7 @@ def _search(
         include_tests=include_tests, max_per_file=max_per_file,
         defines=_definition_finder(manifests), unseen=unseen,
         read_text=_text_reader(manifests),
+        files=_file_evidence(indexes, mode, filters),
     )
     top = ranked.candidates[:limit]
     wanted: dict[int, list[str]] = {}
@@ -177,6 +179,30 @@ def _search(
         results, ranked.arms, ranked.kind.value, complete,
         searched_name if ranking.SEMANTIC in ranked.arms else None,
     )
+
+
+def _file_evidence(
+    indexes: list[Index], mode: SearchMode, filters: SearchFilters
+) -> FileEvidence | None:
+    """Each index's evidence of whole files (`Index._file_evidence`), over marked paths."""
+    each = [
+        index._file_evidence(mode, filters.languages, filters.path_prefix) for index in indexes
+    ]
+    if all(evidence is None for evidence in each):
+        return None
+
+    def evidence(query: str, paths: Collection[str]) -> Mapping[str, float]:
+        by_index: dict[int, list[str]] = {}
+        for marked in paths:
+            by_index.setdefault(_number_of(marked), []).append(_unmarked(marked))
+        shares: dict[str, float] = {}
+        for number, unmarked in by_index.items():
+            if (own := each[number]) is not None:
+                mark = _mark(number)
+                shares.update((mark + path, share) for path, share in own(query, unmarked).items())
+        return shares
+
+    return evidence
 
 
 def _text_reader(manifests: list[Manifest]) -> Callable[[str], str | None]:
@@ -380,6 +406,10 @@ def _mark(number: int) -> str:
 
 def _unmarked(path: str) -> str:
     return path[2:]
+
+
+def _number_of(marked: str) -> int:
+    return ord(marked[0]) - _FIRST_MARK
 
 
 __all__ = ["RootedResult", "search_many"]

@@ -59,7 +59,9 @@ def lift_files(
     path missing counts 0); the order of `candidates` is kept."""
     if lift <= 0.0 or not shares:
         return list(candidates)
-    return [(chunk, score * (1.0 + lift * shares.get(chunk.path, 0.0))) for chunk, score in candidates]
+    return [
+        (chunk, score * (1.0 + lift * shares.get(chunk.path, 0.0))) for chunk, score in candidates
+    ]
 
 
 def file_bound(settings: RankingSettings) -> float:

@@ -1,7 +1,7 @@
 """The ranking pipeline, stage by stage: classify the query, take candidates from each arm,
 fuse, boost what the query names, lift coherent files, apply penalties, rank files by all
-their candidates and by their whole text, put a name's definitions first, lift the files the code graph links to the
-strongest hits, shape the list.
+their candidates and by their whole text, put a name's definitions first, lift the files the
+code graph links to the strongest hits, shape the list.
 
 `rank` is handed the arms and a way to read candidate records; it opens nothing itself.
 """
