@@ -700,18 +700,18 @@ def test_rank_runs_the_stages_over_the_arms_candidates() -> None:
 def test_a_file_whose_whole_text_matches_the_question_rises_in_fused_searches() -> None:
     records = {
         "helper": Candidate("helper", "src/text.py", "plugin_label"),
-        "module": Candidate("module", "src/plugins.py", "register"),
-        "module2": Candidate("module2", "src/plugins.py", "discover", start_line=20),
+        "module": Candidate("module", "src/registry.py", "register"),
+        "other": Candidate("other", "src/colours.py", "palette"),
     }
     arms = {
-        KEYWORD: lambda query, depth: [("helper", 9.0), ("module", 6.0), ("module2", 5.0)],
-        SEMANTIC: lambda query, depth: [("helper", 0.9), ("module", 0.7), ("module2", 0.6)],
+        KEYWORD: lambda query, depth: [("helper", 9.0), ("module", 8.6), ("other", 1.0)],
+        SEMANTIC: lambda query, depth: [("helper", 0.9), ("module", 0.86), ("other", 0.1)],
     }
     asked: list[tuple[str, set[str]]] = []
 
     def files(query: str, paths: object) -> dict[str, float]:
         asked.append((query, set(paths)))  # type: ignore[call-overload]
-        return {"src/plugins.py": 1.0, "src/text.py": 0.1}
+        return {"src/registry.py": 1.0, "src/text.py": 0.1}
 
     def read(ids: list[str]) -> dict[str, Candidate]:
         return {i: records[i] for i in ids if i in records}
@@ -722,7 +722,7 @@ def test_a_file_whose_whole_text_matches_the_question_rises_in_fused_searches() 
 
     question = "how are plugins discovered and loaded"
     assert order(question)[0] == "module"
-    assert asked == [(question, {"src/plugins.py", "src/text.py"})]
+    assert asked == [(question, {"src/registry.py", "src/text.py", "src/colours.py"})]
     # Off, for a query that is one name, and for an arm searched alone: the best chunk wins.
     assert order(question, settings=RankingSettings(file_keyword_lift=0.0))[0] == "helper"
     assert order("plugin_label")[0] == "helper"
