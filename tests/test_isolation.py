@@ -269,7 +269,7 @@ def test_a_search_during_the_first_update_says_indexing_has_just_started(
     from sharc.manifest import Manifest
 
     index = sharc.Index.open(small_repo, index_dir=tmp_path / "index")
-    monkeypatch.setattr("sharc.index.FIRST_KEYWORD_WAIT_SECONDS", 0.3)
+    monkeypatch.setattr("sharc.store_readers.FIRST_KEYWORD_WAIT_SECONDS", 0.3)
     with index._writer_lock():  # what `update` holds; the manifest comes first
         Manifest(tmp_path / "index" / "manifest.sqlite", writable=True).close()
         with pytest.raises(NotIndexedError, match="has just started"):

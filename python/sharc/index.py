@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import os
 import threading
-import time
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -57,14 +56,13 @@ from sharc.search_types import SearchMode as SearchMode
 from sharc.search_types import SearchResponse as SearchResponse
 from sharc.search_types import SearchResult as SearchResult
 from sharc.stores import (
-    FILE_KEYWORD,
     MANIFEST,
     directory_size,
-    open_keyword,
     recorded_state,
     remove_index_files,
     writer_lock,
 )
+from sharc.store_readers import StoreReaders
 from sharc.vector_reader import (
     VectorChoice,
     VectorReader,
@@ -88,7 +86,6 @@ if TYPE_CHECKING:
     from sharc.distributed import Executor
     from sharc.embedding import Embedder
     from sharc.graph import Edge, Graph
-    from sharc.keyword import KeywordStore
     from sharc.ranking.graph import GraphFacts
     from sharc.ranking.pipeline import Arm, FileEvidence
     from sharc.ranking.settings import RankingSettings
@@ -97,7 +94,6 @@ if TYPE_CHECKING:
 #: How many of the top search results get their callers and callees with `graph=True`.
 GRAPH_HITS = 5
 
-FIRST_KEYWORD_WAIT_SECONDS = 3.0  # a search during the first update waits this long for it
 
 
 class Index(AsyncIndexMethods):
@@ -134,10 +130,7 @@ class Index(AsyncIndexMethods):
         self._embedder: Embedder | None = None
         self._fast_embedder: Embedder | None = None
         self._embedder_lock = threading.Lock()
-        self._reader_lock = threading.Lock()
-        self._manifest: Manifest | None = None
-        self._keyword: KeywordStore | None = None
-        self._file_keyword: KeywordStore | None = None
+        self._readers = StoreReaders(root, index_dir, self._writer_lock)
         self._vectors = VectorReader(
             index_dir, embedder=self.embedder, fast_embedder=self.fast_embedder
         )
@@ -309,67 +302,11 @@ class Index(AsyncIndexMethods):
     # -- reading ---------------------------------------------------------------------------
 
     def _reader_manifest(self) -> Manifest:
-        with self._reader_lock:
-            if self._manifest is None:
-                if not self.exists:
-                    raise NotIndexedError(
-                        f"{self.root} is not indexed yet (looked in {self.index_dir})"
-                    )
-                self._manifest = Manifest(self.index_dir / "manifest.sqlite", writable=False)
-            return self._manifest
-
-    def _reader_keyword(self) -> KeywordStore:
-        with self._reader_lock:
-            if self._keyword is None:
-                self._keyword = self._open_first_keyword()
-            else:
-                self._keyword.reload()
-            return self._keyword
-
-    def _reader_file_keyword(self) -> KeywordStore | None:
-        """The file keyword index (`sharc.file_keywords`); None until an update made it (an
-        index from before it ranks without it)."""
-        with self._reader_lock:
-            if self._file_keyword is None:
-                try:
-                    self._file_keyword = open_keyword(
-                        self.index_dir, writable=False, name=FILE_KEYWORD
-                    )
-                except FileNotFoundError:
-                    return None
-            else:
-                self._file_keyword.reload()
-            return self._file_keyword
-
-    def _open_first_keyword(self) -> KeywordStore:
-        """The keyword index; while the first update is creating it, wait for it briefly."""
-        deadline = time.monotonic() + FIRST_KEYWORD_WAIT_SECONDS
-        while True:
-            try:
-                return open_keyword(self.index_dir, writable=False)
-            except FileNotFoundError:
-                writer = self._writer_lock().writer()
-                if writer is None:
-                    raise NotIndexedError(
-                        f"{self.root} has no keyword index yet (looked in {self.index_dir})"
-                    ) from None
-                if time.monotonic() > deadline:
-                    raise NotIndexedError(
-                        f"indexing of {self.root} has just started (process {writer}); keyword"
-                        " search answers as soon as the first files are chunked: try again in a"
-                        " few seconds"
-                    ) from None
-                time.sleep(0.1)
+        return self._readers.manifest()
 
     def _forget_readers(self) -> None:
-        with self._reader_lock:
-            if self._manifest is not None:
-                self._manifest.close()
-            for store in (self._keyword, self._file_keyword):
-                if store is not None:
-                    store.close()
-            self._manifest = self._keyword = self._file_keyword = None
-            self._vectors.forget()
+        self._readers.forget()
+        self._vectors.forget()
 
     def search(
         self,
@@ -464,7 +401,7 @@ class Index(AsyncIndexMethods):
     ) -> FileEvidence | None:
         """How well candidate files match as a whole (`sharc.file_keywords`), for a hybrid
         search of an index that has the file index."""
-        if mode != "hybrid" or (store := self._reader_file_keyword()) is None:
+        if mode != "hybrid" or (store := self._readers.file_keyword()) is None:
             return None
         from sharc.file_keywords import file_evidence
 
@@ -478,7 +415,7 @@ class Index(AsyncIndexMethods):
         self, languages: Sequence[str], path_prefix: str | None, keys: dict[str, int] | None = None
     ) -> Arm:
         """BM25 hits; each hit's chunk key goes into `keys` when given."""
-        keyword = self._reader_keyword()
+        keyword = self._readers.keyword()
 
         def search(query: str, depth: int) -> list[tuple[str, float]]:
             hits = keyword.search_keyed(
