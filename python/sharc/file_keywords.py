@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from sharc.vectors import key_of
+
 if TYPE_CHECKING:
     from sharc.keyword import KeywordDoc, KeywordStore
     from sharc.manifest import ChunkRecord, Manifest
@@ -30,6 +32,9 @@ FileEvidence = Callable[[str, Collection[str]], Mapping[str, float]]
 
 _RECONCILE_BATCH = 500
 
+#: How many of the best files a search scores; a candidate file below them counts 0.
+FILE_HITS = 300
+
 
 def file_doc_id(path: str, content_hash: str) -> str:
     return f"{content_hash}:{path}"
@@ -37,6 +42,11 @@ def file_doc_id(path: str, content_hash: str) -> str:
 
 def path_of(doc_id: str) -> str:
     return doc_id.split(":", 1)[1]
+
+
+def path_key(path: str) -> int:
+    """A file document's `key`: what a search returns in place of its stored id."""
+    return key_of(path)
 
 
 def file_doc(path: str, content_hash: str, records: Sequence[ChunkRecord]) -> KeywordDoc | None:
@@ -53,6 +63,7 @@ def file_doc(path: str, content_hash: str, records: Sequence[ChunkRecord]) -> Ke
         language=ordered[0].language,
         tier=ordered[0].tier,
         kind="file",
+        key=path_key(path),
     )
 
 
@@ -93,18 +104,21 @@ def file_evidence(
     path_prefix: str | None = None,
 ) -> FileEvidence:
     """The evidence of whole files for a search filtered by `languages` and `path_prefix`
-    (`FileEvidence`): the best file's score read once per query, the candidates' exactly."""
+    (`FileEvidence`): each candidate file's score against the best file's."""
 
     def evidence(query: str, paths: Collection[str]) -> Mapping[str, float]:
-        best = store.search(query, 1, languages=languages, path_prefix=path_prefix)
-        if not paths or not best or best[0][1] <= 0.0:
+        if not paths:
             return {}
-        top = best[0][1]
-        hits = store.search(query, len(paths) * 2, paths=paths)
-        shares: dict[str, float] = {}
-        for doc_id, score in hits:
-            path = path_of(doc_id)
-            shares[path] = max(shares.get(path, 0.0), min(1.0, score / top))
-        return shares
+        # One search of the best files, read by key (not by stored id): filtering to the
+        # candidates' paths instead costs three times as much (1.8 against 0.5 ms at 3,000
+        # files), and a file below the first `FILE_HITS` scores little against the best.
+        hits = store.key_scores(query, FILE_HITS, languages=languages, path_prefix=path_prefix)
+        if not hits or hits[0][1] <= 0.0:
+            return {}
+        top = hits[0][1]
+        by_key = {path_key(path): path for path in paths}
+        return {
+            by_key[key]: min(1.0, score / top) for key, score in hits if key in by_key
+        }
 
     return evidence

@@ -346,17 +346,32 @@ class KeywordStore:
         *,
         languages: Iterable[str] | None = None,
         path_prefix: str | None = None,
-        paths: Collection[str] | None = None,
     ) -> list[tuple[str, float]]:
         """The best `limit` chunk ids for `query` with their BM25 scores, best first.
 
         Any string is a valid query: it is tokenized like the code, never parsed, and a query
         with no tokens returns no results. `languages` keeps only those languages; `path_prefix`
-        keeps paths that start with it (a plain string prefix: `src/` or `src/app.py`);
-        `paths` keeps those paths exactly.
+        keeps paths that start with it (a plain string prefix: `src/` or `src/app.py`).
         """
-        searcher, hits = self._hits(query, limit, languages, path_prefix, paths)
+        searcher, hits = self._hits(query, limit, languages, path_prefix)
         return [(self._stored_id(searcher, address), float(score)) for score, address in hits]
+
+    def key_scores(
+        self,
+        query: str,
+        limit: int,
+        *,
+        languages: Iterable[str] | None = None,
+        path_prefix: str | None = None,
+    ) -> list[tuple[int | None, float]]:
+        """`search` as each hit's `key` and BM25 score, read without the stored fields (a
+        caller that knows which key is which, and wants only the scores)."""
+        searcher, hits = self._hits(query, limit, languages, path_prefix)
+        if not hits:
+            return []
+        addresses = [address for _, address in hits]
+        keys = self._run(lambda: searcher.fast_field_values("key", addresses))
+        return [(key, float(score)) for (score, _), key in zip(hits, keys)]
 
     def search_keyed(
         self,
@@ -382,7 +397,6 @@ class KeywordStore:
         limit: int,
         languages: Iterable[str] | None,
         path_prefix: str | None,
-        paths: Collection[str] | None = None,
     ) -> tuple[tantivy.Searcher | None, list[tuple[float, tantivy.DocAddress]]]:
         if limit <= 0:
             return None, []
@@ -390,9 +404,7 @@ class KeywordStore:
         text_query = self._text_query(tokens, forms=classify_query(query) is not QueryKind.IDENTIFIER)
         if text_query is None:
             return None, []
-        final = self._filtered(
-            text_query, languages=languages, path_prefix=path_prefix, paths=paths
-        )
+        final = self._filtered(text_query, languages=languages, path_prefix=path_prefix)
         if final is None:
             return None, []
         searcher = self._searcher
@@ -474,15 +486,10 @@ class KeywordStore:
         *,
         languages: Iterable[str] | None,
         path_prefix: str | None,
-        paths: Collection[str] | None = None,
     ) -> tantivy.Query | None:
         import tantivy
 
         filters = []
-        if paths is not None:
-            if not paths:
-                return None
-            filters.append(tantivy.Query.term_set_query(self._schema, "path_raw", sorted(paths)))
         if languages is not None:
             wanted = sorted(set(languages))
             if not wanted:
