@@ -817,6 +817,14 @@ def _index_speed_rows(speed: dict[str, Any]) -> list[tuple[str, str]]:
             f" | exact numpy cosine + query embedding {q['exact_numpy_p50_ms']:.1f} ms"
             f" | {q['p50_vs_exact_numpy']:.2f}× |"
         ))
+    for q in queries:
+        if "without_file_evidence_p50_ms" in q:
+            rows.append(("query",
+                f"| warm query p50 with the evidence of whole files, {q['chunks']:,} chunks"
+                f" | {q['p50_ms']:.1f} ms | the same search without it"
+                f" {q['without_file_evidence_p50_ms']:.1f} ms"
+                f" | {q['p50_vs_without_file_evidence']:.2f}× |"
+            ))
     memory = speed["memory"]
     for name in ("1x", "3x"):
         if name in memory:
@@ -838,8 +846,17 @@ def _machine_line(results: Path) -> list[str]:
     speed = _load("speed_index.json", results)
     if not speed:
         return []
-    return ["", f"Machine: {speed['machine'].get('cpu_model', '?')},"
-                f" {speed['machine'].get('cpus_available', '?')} cores, no GPU."]
+    cores = f"{speed['machine'].get('cpus_available', '?')} cores, no GPU."
+    by_step = speed.get("step_machines") or {}
+    models = sorted(set(by_step.values())) or [speed["machine"].get("cpu_model", "?")]
+    if len(models) == 1:
+        return ["", f"Machine: {models[0]}, {cores}"]
+    steps = {
+        model: ", ".join(sorted(step for step, m in by_step.items() if m == model))
+        for model in models
+    }
+    named = "; ".join(f"{model} ({steps[model]})" for model in models)
+    return ["", f"Machines (the speed steps of `benches.speed.index_speed`): {named}; {cores}"]
 
 
 def _index_parts_line(results: Path) -> list[str]:

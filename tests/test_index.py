@@ -235,6 +235,18 @@ def test_kill_9_during_indexing_leaves_a_usable_index(
     assert _top(repaired, "colour_for_label") == "colour_for_label"
     stats = repaired.stats()
     assert stats.chunks - stats.keyword_only_chunks == stats.embedded_chunks
+    # The file keyword index holds one document per file, of its content now.
+    from sharc.file_keywords import file_doc_id
+    from sharc.stores import FILE_KEYWORD, open_keyword
+
+    manifest = repaired._reader_manifest()
+    files = open_keyword(tmp_path / "index", writable=False, name=FILE_KEYWORD)
+    assert files.all_ids() == {
+        file_doc_id(path, record.content_hash)
+        for path, record in manifest.files().items()
+        if manifest.chunk_ids_of(path)
+    }
+    files.close()
 
 
 KILL_AFTER_A_BATCH = """

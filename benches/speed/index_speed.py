@@ -790,11 +790,19 @@ def main(argv: list[str] | None = None) -> dict:
     import sharc
 
     result = {"benchmark": "index_speed", "machine": machine(), "quick": args.quick}
+    kept = ("embedding", "cold_index", "sync", "query", "memory", "hostile",
+            "noop_process", "first_keyword", "delta_update")
+    # Which CPU measured each step: a merged file may hold steps of different machines.
+    step_machines: dict[str, str] = {}
     if args.merge and args.out.exists():
         previous = json.loads(args.out.read_text())
-        kept = ("embedding", "cold_index", "sync", "query", "memory", "hostile",
-                "noop_process", "first_keyword", "delta_update")
         result.update({key: previous[key] for key in kept if key in previous})
+        earlier = previous.get("machine", {}).get("cpu_model", "?")
+        step_machines = {
+            key: previous.get("step_machines", {}).get(key, earlier)
+            for key in kept if key in previous
+        }
+    merged = {key: result.get(key) for key in kept}
     if "embedding" in steps:
         chunked = sharc.chunk_files(CLICK, sharc.walk(CLICK).files[:200])
         texts = [c.text for f in chunked for c in f.chunks][: 200 if args.quick else 600]
@@ -845,6 +853,10 @@ def main(argv: list[str] | None = None) -> dict:
         )
         print(json.dumps(result["memory"]), flush=True)
     result["rusage_max_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    for key in kept:
+        if key in result and result[key] is not merged[key]:
+            step_machines[key] = result["machine"].get("cpu_model", "?")
+    result["step_machines"] = step_machines
     write_result(args.out, result)
     return result
 
