@@ -17,8 +17,6 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from sharc.vectors import key_of
-
 if TYPE_CHECKING:
     from sharc.keyword import KeywordDoc, KeywordStore
     from sharc.manifest import ChunkRecord, Manifest
@@ -46,6 +44,8 @@ def path_of(doc_id: str) -> str:
 
 def path_key(path: str) -> int:
     """A file document's `key`: what a search returns in place of its stored id."""
+    from sharc.vectors import key_of  # numpy: not for an update that finds nothing to do
+
     return key_of(path)
 
 
