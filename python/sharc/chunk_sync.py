@@ -4,8 +4,8 @@ Chunking commits in steps (`STEP_SECONDS` of work each, the first batch of files
 each step commits the manifest first, in one transaction, then the keyword indexes (of chunks,
 and of whole files: `sharc.file_keywords`), and records the manifest generation they reflect.
 A file's change is always in one step, so a kill leaves every file either as it was or as it
-is now. Along the way it notes which keys
-gained or lost the need for a vector (`VectorChanges`), for `sharc.vector_sync`.
+is now. Along the way it notes which keys gained or lost the need for a vector
+(`VectorChanges`), for `sharc.vector_sync`.
 """
 
 from __future__ import annotations
