@@ -408,6 +408,10 @@ def _two_stage_rows(results: Path) -> list[tuple[str, str]]:
                      f" ({total['chunks']:,} chunks)"
                      f" | {statistics.median(total['two_stage_seconds']):.1f} s, of which the"
                      f" fast stage {statistics.median(total['fast_stage_seconds']):.1f} s"
+                     f" ({100 * total['fast_stage_share_of_two_stage']:.1f}% of a run;"
+                     f" {len(total['two_stage_seconds'])} alternated rounds, each kind's"
+                     f" {min(total['default_model_alone_seconds']):.0f}-"
+                     f"{max(total['default_model_alone_seconds']):.0f} s alone)"
                      f" | default model alone"
                      f" {statistics.median(total['default_model_alone_seconds']):.1f} s"
                      f" | {total['two_stage_vs_alone']:.2f}× (target ≤ 1.05×) |"))
@@ -451,7 +455,7 @@ def _two_stage_lines(results: Path) -> list[str]:
             f" nothing to search yet), with {len(kills['failures'])} failures. The run that"
             f" completed left the same chunks as a clean build ({_yes(same['chunks'])}), the"
             f" same default vectors ({_yes(same['default'])}) and the same fast vectors"
-            f" ({_yes(same['fast'])}).",
+            f" ({_yes(same['fast'])}){_keyword_sameness(same)}.",
             "",
         ]
     if repos:
@@ -842,10 +846,22 @@ def _index_speed_rows(speed: dict[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
+def _keyword_sameness(same: dict) -> str:
+    """The keyword indexes' part of the kill probe's verdict (older results lack it)."""
+    if "keyword" not in same:
+        return ""
+    files = same.get("keyword-files")
+    tail = "" if files is None else f", the file keyword index ({_yes(files)})"
+    return f", and the same keyword documents: the chunk index ({_yes(same['keyword'])}){tail}"
+
+
 def _machine_line(results: Path) -> list[str]:
     speed = _load("speed_index.json", results)
     if not speed:
         return []
+    two_stage = _load("speed_two_stage.json", results) or {}
+    if two_stage.get("machine", {}).get("cpu_model") and speed.get("step_machines"):
+        speed["step_machines"]["two_stage"] = two_stage["machine"]["cpu_model"]
     cores = f"{speed['machine'].get('cpus_available', '?')} cores, no GPU."
     by_step = speed.get("step_machines") or {}
     models = sorted(set(by_step.values())) or [speed["machine"].get("cpu_model", "?")]
@@ -856,7 +872,8 @@ def _machine_line(results: Path) -> list[str]:
         for model in models
     }
     named = "; ".join(f"{model} ({steps[model]})" for model in models)
-    return ["", f"Machines (the speed steps of `benches.speed.index_speed`): {named}; {cores}"]
+    return ["", f"Machines (the steps of `benches.speed.index_speed`, and `two_stage`): {named};"
+            f" {cores}"]
 
 
 def _index_parts_line(results: Path) -> list[str]:
