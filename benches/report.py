@@ -500,7 +500,9 @@ def _fast_model_lines(results: Path) -> list[str]:
         "### Fast model",
         "",
         "`--model fast`: static token vectors distilled from the default model"
-        " (`tools/static_model/`), no neural network at run time. File NDCG@10 on the repository"
+        " (`tools/static_model/`), no neural network to index; a query also goes through the"
+        " default model (a few milliseconds), mixed in at `teacher_query_share`. File NDCG@10 on"
+        " the repository"
         " benchmark with each model's own index, the difference with its paired bootstrap"
         " interval over queries; CoSQA dev MRR; `python -m benches.quality.fast_model repos|cosqa`"
         " and `python -m benches.speed.fast_model` reproduce them.",
@@ -537,6 +539,15 @@ def _fast_model_lines(results: Path) -> list[str]:
             f"| embedding alone, all {speed['chunks_total']:,} benchmark chunks"
             f" | | {fast['all_chunks_per_second']:,.0f} | {speed['speedup_at_scale']:.0f}× |"
         )
+        queries = speed.get("query_embedding")
+        if queries:
+            lines.append(
+                f"| one query embedded, p50 ms ({queries['queries']} benchmark questions; static"
+                f" sum alone {queries['static_sum_p50_ms']:.2f} ms)"
+                f" | {queries['default_model_p50_ms']:.2f}"
+                f" | {queries['fast_with_teacher_p50_ms']:.2f}"
+                f" | {queries['fast_with_teacher_vs_default_model']:.2f}× |"
+            )
     lines += [
         "",
         "Every index with the default model keeps the fast model's vectors too and searches"
@@ -859,9 +870,11 @@ def _machine_line(results: Path) -> list[str]:
     speed = _load("speed_index.json", results)
     if not speed:
         return []
-    two_stage = _load("speed_two_stage.json", results) or {}
-    if two_stage.get("machine", {}).get("cpu_model") and speed.get("step_machines"):
-        speed["step_machines"]["two_stage"] = two_stage["machine"]["cpu_model"]
+    others = (("speed_two_stage.json", "two_stage"), ("speed_fast_model.json", "fast_model"))
+    for name, step in others:
+        other = _load(name, results) or {}
+        if other.get("machine", {}).get("cpu_model") and speed.get("step_machines"):
+            speed["step_machines"][step] = other["machine"]["cpu_model"]
     cores = f"{speed['machine'].get('cpus_available', '?')} cores, no GPU."
     by_step = speed.get("step_machines") or {}
     models = sorted(set(by_step.values())) or [speed["machine"].get("cpu_model", "?")]
@@ -872,8 +885,8 @@ def _machine_line(results: Path) -> list[str]:
         for model in models
     }
     named = "; ".join(f"{model} ({steps[model]})" for model in models)
-    return ["", f"Machines (the steps of `benches.speed.index_speed`, and `two_stage`): {named};"
-            f" {cores}"]
+    return ["", "Machines (the steps of `benches.speed.index_speed`, `two_stage` and `fast_model`):"
+            f" {named}; {cores}"]
 
 
 def _index_parts_line(results: Path) -> list[str]:

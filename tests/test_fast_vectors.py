@@ -85,6 +85,8 @@ def test_a_cold_index_makes_both_sets_and_searches_the_default_one(
     fast = index.search(QUESTION, vectors="fast")
     assert fast.vectors == "fast" and fast.complete
     assert fast[0].symbol == default[0].symbol == "hash_password"
+    # The fast set's queries go through the index's own default model (loaded once).
+    assert index.fast_embedder()._teacher is index.embedder()
     assert index.search("hash_password", mode="keyword").vectors is None
     with pytest.raises(ValueError, match="vectors must be one of"):
         index.search(QUESTION, vectors="slow")  # type: ignore[arg-type]

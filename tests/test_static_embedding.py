@@ -129,6 +129,68 @@ def test_pooling_settings(fast: StaticEmbedder) -> None:
         np.testing.assert_allclose(embed([text])[0], total / np.linalg.norm(total), atol=1e-5)
 
 
+def test_queries_go_through_the_teacher(fast: StaticEmbedder) -> None:
+    """``load_embedder("fast")`` mixes each query's static vector with the teacher's vector of
+    the query projected on the static axes, by ``teacher_query_share``; documents never load
+    the teacher, and `load_static_embedder` alone keeps queries static."""
+    share = static_settings()["pooling"]["teacher_query_share"]
+    assert 0.0 < share <= 1.0 and fast.teacher_query_share == 0.0  # no teacher given
+    loads: list[int] = []
+    teacher = load_embedder()
+
+    def load_teacher():  # type: ignore[no-untyped-def]
+        loads.append(1)
+        return teacher
+
+    mixed = load_static_embedder(query_teacher=load_teacher)
+    assert mixed.teacher_query_share == share
+    np.testing.assert_array_equal(mixed.embed_documents([JSON_LOADER]),
+                                  fast.embed_documents([JSON_LOADER]))
+    assert loads == []  # documents are embedded without the teacher
+    texts = ["read a json file", "send a framed packet over a socket"]
+    static = fast.embed_queries(texts)
+    projected = teacher.embed_queries(texts) @ fast.projection
+    projected /= np.linalg.norm(projected, axis=1, keepdims=True)
+    expected = share * projected + (1.0 - share) * static
+    expected /= np.linalg.norm(expected, axis=1, keepdims=True)
+    np.testing.assert_allclose(mixed.embed_queries(texts), expected, atol=1e-5)
+    mixed.embed_queries(["again"])
+    assert loads == [1]  # loaded once
+    assert mixed.embed_queries([]).shape == (0, mixed.dimension)
+    # The teacher moves the query toward what it asks for, not away from the static sum.
+    assert float(np.sum(mixed.embed_queries(texts) * static, axis=1).min()) > 0.5
+
+
+def test_a_teacher_that_cannot_load_leaves_queries_static(
+    fast: StaticEmbedder, caplog: pytest.LogCaptureFixture
+) -> None:
+    calls: list[int] = []
+
+    def broken():  # type: ignore[no-untyped-def]
+        calls.append(1)
+        raise ModelError("the default model's files are missing")
+
+    mixed = load_static_embedder(query_teacher=broken)
+    texts = ["parse a url"]
+    with caplog.at_level("WARNING", logger="sharc"):
+        np.testing.assert_array_equal(mixed.embed_queries(texts), fast.embed_queries(texts))
+        np.testing.assert_array_equal(mixed.embed_queries(texts), fast.embed_queries(texts))
+    assert calls == [1]  # tried once, not at every query
+    assert "without its teacher" in caplog.text and "missing" in caplog.text
+
+
+def test_the_fast_model_by_name_has_its_teacher() -> None:
+    loaded = load_embedder("fast")
+    assert isinstance(loaded, StaticEmbedder) and loaded.teacher_query_share > 0.0
+    teacher = load_embedder()
+    text = ["where are environment variables read"]
+    projected = teacher.embed_queries(text) @ loaded.projection
+    projected /= np.linalg.norm(projected)
+    static = load_static_embedder().embed_queries(text)
+    # Closer to the teacher's view of the query than the static sum alone is.
+    assert float(loaded.embed_queries(text)[0] @ projected[0]) > float(static[0] @ projected[0])
+
+
 def test_tokens_are_the_teachers(fast: StaticEmbedder, fixture_chunks: list[str]) -> None:
     from tokenizers import Tokenizer
 

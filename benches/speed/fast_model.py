@@ -1,4 +1,5 @@
-"""Embedding throughput: the fast model (static vectors) against the default model.
+"""Embedding throughput: the fast model (static vectors) against the default model; and the
+time to embed one query with each.
 
 Chunks: every chunk an index would embed (default embedding policy) of the 38 repositories of
 the repository benchmark (benches/data/repos, unpacked by a run of benches.quality.repos), as
@@ -46,6 +47,42 @@ def timed(embed, texts: list[str]) -> tuple[float, np.ndarray]:  # type: ignore[
     started = time.perf_counter()
     vectors = embed(texts)
     return time.perf_counter() - started, vectors
+
+
+def query_latency(default, queries: list[str]) -> dict:  # type: ignore[no-untyped-def]
+    """p50 milliseconds to embed one query (as a search does), alternating query by query:
+    the fast model's static sum alone, the fast model as shipped (mixed with its teacher's
+    vector of the query, `default` serving as the teacher) and the default model alone."""
+    from sharc.static_embedding import load_static_embedder
+
+    encoders = {
+        "static_sum": load_static_embedder().embed_queries,
+        "fast_with_teacher": load_static_embedder(query_teacher=lambda: default).embed_queries,
+        "default_model": default.embed_queries,
+    }
+    for embed in encoders.values():  # warm: the teacher loads, caches fill
+        embed(queries[:5])
+    spent: dict[str, list[float]] = {name: [] for name in encoders}
+    for query in queries:
+        for name, embed in encoders.items():
+            started = time.perf_counter()
+            embed([query])
+            spent[name].append(time.perf_counter() - started)
+    p50 = {name: float(np.percentile(times, 50)) * 1e3 for name, times in spent.items()}
+    return {
+        "queries": len(queries),
+        **{f"{name}_p50_ms": round(ms, 3) for name, ms in p50.items()},
+        "fast_with_teacher_vs_default_model": round(
+            p50["fast_with_teacher"] / p50["default_model"], 3
+        ),
+    }
+
+
+def benchmark_questions() -> list[str]:
+    """The repository benchmark's questions, every split."""
+    from benches.quality.repos import load_repos
+
+    return [query.text for repo in load_repos("all") for query in repo.queries]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -115,6 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         "speedup_at_scale": round(len(texts) / all_seconds / default_rate, 1),
         "machine": machine(),
     }
+    result["query_embedding"] = query_latency(default, benchmark_questions())
     if fast.projection is not None:
         teacher = default_vectors @ fast.projection
         teacher /= np.linalg.norm(teacher, axis=1, keepdims=True)

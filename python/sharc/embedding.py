@@ -27,7 +27,7 @@ loaded, not when this module is.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -382,6 +382,7 @@ def load_embedder(
     batch_tokens: int | None = None,
     precision: str = "auto",
     io_binding: bool | None = None,
+    query_teacher: Callable[[], Embedder] | None = None,
 ) -> Embedder | StaticEmbedder:
     """Load an encoder.
 
@@ -400,6 +401,8 @@ def load_embedder(
     model. ``quantized=True`` / ``False`` is the older spelling of ``"int8"`` / ``"fp32"``.
     ``io_binding`` binds inputs and outputs to the device's memory; None means on CUDA only.
     ``threads`` defaults to the number of physical cores available to this process.
+    ``query_teacher`` (the fast model only) loads the default model that its queries go
+    through (`sharc.static_embedding`); None loads it here, on ``device``, at the first query.
     ``batch_tokens`` caps the padded tokens per encoder call; None means one sequence per
     call on CPU (fastest there) and 65536 on a GPU. Sequences are sorted by length first,
     so padding stays within rows of similar length. A quantized model ignores it and runs
@@ -408,7 +411,8 @@ def load_embedder(
     if model is not None and str(model) == FAST_MODEL:
         from sharc.static_embedding import load_static_embedder
 
-        return load_static_embedder()
+        teacher = query_teacher or (lambda: load_embedder(device=device))
+        return load_static_embedder(query_teacher=teacher)
     config, default = model_config(model, preset)
     if default:
         model_path = _default_model_path()

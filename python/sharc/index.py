@@ -225,8 +225,23 @@ class Index(AsyncIndexMethods):
                 else:
                     from sharc.embedding import load_embedder
 
-                    self._fast_embedder = load_embedder(FAST_MODEL)
+                    self._fast_embedder = load_embedder(
+                        FAST_MODEL, device=self._device, query_teacher=self._query_teacher
+                    )
             return self._fast_embedder
+
+    def _query_teacher(self) -> Embedder:
+        """The default model for the fast set's queries: this index's own model where that
+        is the default model (a two-stage index), so that it is loaded once."""
+        from sharc.model_config import DEFAULT_MODEL
+
+        if self._model_name in (None, DEFAULT_MODEL):
+            embedder = self.embedder()
+            if embedder.model_id.startswith(DEFAULT_MODEL):
+                return embedder
+        from sharc.embedding import load_embedder
+
+        return load_embedder(device=self._device)
 
     # -- updating --------------------------------------------------------------------------
 

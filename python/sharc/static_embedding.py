@@ -15,19 +15,30 @@ question's every word matters). 1.0 and 1.0 give the plain sum the fit optimised
 ``tools/static_model`` rebuilds them from registry packages; ``sharc-static.json`` beside the
 weights records how (`sharc.model_config.static_settings` reads it).
 
-No encoder runs, so there is no late chunking, and no onnxruntime: `load_static_embedder`
-needs numpy and tokenizers only. Load it as ``load_embedder("fast")``.
+Queries can also go through the teacher itself (``teacher_query_share`` under ``pooling``): a
+query is one short text, embedded in a few milliseconds by the default model, and its vector
+projected on the axes the static vectors live on (``projection``) meets the stored vectors
+better than the static sum of its tokens does. The query's vector is then the normalised mix
+``share * projected teacher + (1 - share) * static``. The teacher is loaded on the first
+query, never for documents, so indexing stays encoder-free; ``load_embedder("fast")`` hands
+it the default model, while `load_static_embedder` alone embeds queries statically.
+
+No encoder runs for documents, so there is no late chunking, and no onnxruntime until a query
+asks for the teacher: `load_static_embedder` needs numpy and tokenizers only. Load it as
+``load_embedder("fast")``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import io
+import logging
 import re
+import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -42,6 +53,17 @@ from sharc.model_files import load_tokenizer
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
+
+LOG = logging.getLogger("sharc")
+
+
+class QueryEncoder(Protocol):
+    """What the fast model needs of its teacher: query vectors in the teacher's space."""
+
+    dimension: int
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray: ...
+
 
 WEIGHTS_FILE = "static-minilm.npz"
 
@@ -82,8 +104,13 @@ class StaticEmbedder:
         projection: np.ndarray | None = None,
         count_power: float = 1.0,
         query_weight_power: float = 1.0,
+        teacher_query_share: float = 0.0,
+        query_teacher: Callable[[], QueryEncoder] | None = None,
     ) -> None:
         from tokenizers import Tokenizer
+
+        if not 0.0 <= teacher_query_share <= 1.0:
+            raise ValueError(f"teacher_query_share must lie in 0-1, got {teacher_query_share}")
 
         self.model_id = model_id
         """Names the vectors: the same text gives the same vector under the same id."""
@@ -109,6 +136,13 @@ class StaticEmbedder:
         self._cls, self._sep = frame.ids[0], frame.ids[-1]
         self._cache: dict[str, tuple[int, ...]] = {}
         self._words: dict[str, tuple[int, ...]] = {}
+        self.teacher_query_share = float(teacher_query_share)
+        """How much of a query's vector comes from the teacher (0 without a teacher)."""
+        if query_teacher is None or projection is None:
+            self.teacher_query_share = 0.0
+        self._load_teacher = query_teacher
+        self._teacher: QueryEncoder | None = None
+        self._teacher_lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"StaticEmbedder({self.model_id!r}, dimension={self.dimension})"
@@ -121,8 +155,35 @@ class StaticEmbedder:
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         """One row per query (the teacher uses no query prefix; token weights evened out by
-        ``query_weight_power``)."""
-        return self._embed(texts, self._query_scales)
+        ``query_weight_power``), mixed with the teacher's own vector of the query, projected,
+        by ``teacher_query_share``."""
+        static = self._embed(texts, self._query_scales)
+        teacher = self._query_teacher() if len(static) else None
+        if teacher is None:
+            return static
+        projected = _unit_rows(np.asarray(teacher.embed_queries(list(texts))) @ self.projection)
+        share = self.teacher_query_share
+        return _unit_rows(share * projected + (1.0 - share) * static)
+
+    def _query_teacher(self) -> QueryEncoder | None:
+        """The teacher, loaded on the first query that needs it; None where the mix is off or
+        the teacher cannot be loaded (logged once: queries are then embedded statically)."""
+        if self.teacher_query_share <= 0.0 or self._load_teacher is None:
+            return None
+        assert self.projection is not None  # a share above 0 has one (`__init__`)
+        axes = self.projection.shape[0]
+        with self._teacher_lock:
+            if self._teacher is None and self._load_teacher is not None:
+                try:
+                    teacher = self._load_teacher()
+                    if teacher.dimension != axes:
+                        raise ModelError(f"the teacher gives {teacher.dimension} dimensions,"
+                                         f" the fast model's projection takes {axes}")
+                    self._teacher = teacher
+                except (ModelError, OSError, ImportError) as error:
+                    LOG.warning("the fast model embeds queries without its teacher: %s", error)
+                    self._load_teacher = None
+            return self._teacher
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         """Tokens in each text, without special tokens or truncation."""
@@ -202,8 +263,14 @@ class StaticEmbedder:
             if scales is not None:
                 weights = weights * scales[tokens]
             np.matmul(weights, vectors[tokens], out=out[row])
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        return np.divide(out, norms, out=np.zeros_like(out), where=norms > 0)
+        return _unit_rows(out)
+
+
+def _unit_rows(rows: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length, as float32; an all-zero row stays zero."""
+    rows = np.asarray(rows, dtype=np.float32)
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    return np.divide(rows, norms, out=np.zeros_like(rows), where=norms > 0)
 
 
 def _text_list(texts: Sequence[str]) -> list[str]:
@@ -212,8 +279,15 @@ def _text_list(texts: Sequence[str]) -> list[str]:
     return list(texts)
 
 
-def load_static_embedder(directory: Path = STATIC_DIRECTORY) -> StaticEmbedder:
-    """Load the fast model shipped in ``sharc/models/static-minilm`` (checked by sha256)."""
+def load_static_embedder(
+    directory: Path = STATIC_DIRECTORY,
+    *,
+    query_teacher: Callable[[], QueryEncoder] | None = None,
+) -> StaticEmbedder:
+    """Load the fast model shipped in ``sharc/models/static-minilm`` (checked by sha256).
+
+    ``query_teacher`` loads the default model (all-MiniLM-L6-v2, the teacher) for queries, on
+    the first one; without it, queries are embedded statically."""
     settings = static_settings(directory)
     weights = directory / WEIGHTS_FILE
     try:
@@ -248,12 +322,15 @@ def load_static_embedder(directory: Path = STATIC_DIRECTORY) -> StaticEmbedder:
         projection=projection,
         count_power=float(pooling.get("count_power", 1.0)),
         query_weight_power=float(pooling.get("query_weight_power", 1.0)),
+        teacher_query_share=float(pooling.get("teacher_query_share", 0.0)),
+        query_teacher=query_teacher,
     )
 
 
 __all__ = [
     "FAST_MODEL",
     "STATIC_DIRECTORY",
+    "QueryEncoder",
     "StaticEmbedder",
     "load_static_embedder",
 ]

@@ -49,7 +49,7 @@ MAX_LENGTH = 256
 HOLDOUT = 0.02
 #: How `sharc.static_embedding` pools the vectors for search, chosen after the fit (README,
 #: "Pooling for search"); the fit itself optimises the plain sum.
-POOLING = {"count_power": 0.6, "query_weight_power": 0.6}
+POOLING = {"count_power": 0.6, "query_weight_power": 0.6, "teacher_query_share": 0.75}
 
 
 def tokenize(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
