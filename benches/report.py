@@ -870,13 +870,13 @@ def _machine_line(results: Path) -> list[str]:
     speed = _load("speed_index.json", results)
     if not speed:
         return []
+    cores = f"{speed['machine'].get('cpus_available', '?')} cores, no GPU."
+    by_step = dict(speed.get("step_machines") or {})
     others = (("speed_two_stage.json", "two_stage"), ("speed_fast_model.json", "fast_model"))
     for name, step in others:
-        other = _load(name, results) or {}
-        if other.get("machine", {}).get("cpu_model") and speed.get("step_machines"):
-            speed["step_machines"][step] = other["machine"]["cpu_model"]
-    cores = f"{speed['machine'].get('cpus_available', '?')} cores, no GPU."
-    by_step = speed.get("step_machines") or {}
+        model = (_load(name, results) or {}).get("machine", {}).get("cpu_model")
+        if model and by_step:
+            by_step[step] = model
     models = sorted(set(by_step.values())) or [speed["machine"].get("cpu_model", "?")]
     if len(models) == 1:
         return ["", f"Machine: {models[0]}, {cores}"]

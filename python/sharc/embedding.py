@@ -67,6 +67,7 @@ from sharc.model_config import MINILM_ONNX_SHA256 as MINILM_ONNX_SHA256
 from sharc.model_config import MINILM_TOKENIZER_SHA256 as MINILM_TOKENIZER_SHA256
 from sharc.model_files import load_tokenizer, read_model
 from sharc.onnx_sessions import device_id, physical_cores, provider_name
+from sharc.vectors import normalize as normalize
 
 if TYPE_CHECKING:
     from onnxruntime import InferenceSession
@@ -91,13 +92,6 @@ GPU_BATCH_ROWS = 512
 
 
 # -- public helpers ---------------------------------------------------------------------------
-
-
-def normalize(vectors: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit L2 norm, as float32; an all-zero row stays zero."""
-    vectors = np.asarray(vectors, dtype=np.float32)
-    norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
-    return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
 
 
 def combine(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -50,6 +50,7 @@ from sharc.model_config import (
     static_settings,
 )
 from sharc.model_files import load_tokenizer
+from sharc.vectors import normalize
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
@@ -161,9 +162,9 @@ class StaticEmbedder:
         teacher = self._query_teacher() if len(static) else None
         if teacher is None:
             return static
-        projected = _unit_rows(np.asarray(teacher.embed_queries(list(texts))) @ self.projection)
+        projected = normalize(np.asarray(teacher.embed_queries(list(texts))) @ self.projection)
         share = self.teacher_query_share
-        return _unit_rows(share * projected + (1.0 - share) * static)
+        return normalize(share * projected + (1.0 - share) * static)
 
     def _query_teacher(self) -> QueryEncoder | None:
         """The teacher, loaded on the first query that needs it; None where the mix is off or
@@ -263,14 +264,7 @@ class StaticEmbedder:
             if scales is not None:
                 weights = weights * scales[tokens]
             np.matmul(weights, vectors[tokens], out=out[row])
-        return _unit_rows(out)
-
-
-def _unit_rows(rows: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit length, as float32; an all-zero row stays zero."""
-    rows = np.asarray(rows, dtype=np.float32)
-    norms = np.linalg.norm(rows, axis=1, keepdims=True)
-    return np.divide(rows, norms, out=np.zeros_like(rows), where=norms > 0)
+        return normalize(out)
 
 
 def _text_list(texts: Sequence[str]) -> list[str]:

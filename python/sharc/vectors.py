@@ -83,6 +83,13 @@ def _usearch_index_class() -> type[Index]:
     return Index
 
 
+def normalize(vectors: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit L2 norm, as float32; an all-zero row stays zero."""
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
+    return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
+
+
 def key_of(name: str) -> int:
     """The stable 63-bit usearch key of a name (the index names a chunk by its id and the
     digest of its text): the first 8 bytes of its blake2b digest."""
