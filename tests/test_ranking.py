@@ -336,11 +336,17 @@ def test_weights_lean_by_kind() -> None:
         ("getUserById", False, False, False),
         ("unit test setup", True, False, False),
         ("which test files cover parsing", True, False, False),
-        ("fail a slow test by running it on another thread", True, False, False),
-        # A test framework's own words: a singular test or spec modifying the next word.
+        ("tests for printing values", True, False, False),
+        ("where are the parser tests", True, False, False),
+        ("mock transport", True, False, False),
+        # A test framework's own words: test or spec not heading what is asked.
         ("deterministic ordering of test methods", False, False, False),
         ("test run flow from the command line", False, False, False),
         ("emit source for each spec type", False, False, False),
+        ("fail a slow test by running it on another thread", False, False, False),
+        ("running only the tests that belong to certain categories", False, False, False),
+        ("how user mapping specs are parsed", False, False, False),
+        ("how to test if two files are the same", False, False, False),
     ],
 )
 def test_intent_detectors(query: str, tests: bool, docs: bool, config: bool) -> None:

@@ -122,22 +122,25 @@ _CONFIG_WORDS = frozenset(
 )
 
 
-#: After `test` or `spec`, words that keep it the thing asked for ("test files for the
-#: parser", "the spec covering"), besides stopwords ("a test of", "the test that"); any other
-#: word makes it a modifier.
+#: After `test(s)` or `spec(s)`, words that keep it the thing asked for: "test files for the
+#: parser", "tests for printing", "the spec covering"; it is also asked for as the query's last
+#: word ("parser tests"). Any other word after it, a stopword included, makes it the domain's
+#: word: "fail a slow test by running it", "the tests that belong to a category", "mapping
+#: specs are parsed" ask about a test framework's or a tool's own code.
 _TEST_HEADS = frozenset(
     "file files suite suites covering cover covers coverage helper helpers util utils data"
-    " double doubles".split()
+    " double doubles for of about under".split()
 )
 #: Before `test`, words that name a kind of test: "unit test setup" asks for tests.
 _TEST_KINDS = frozenset("unit integration e2e end regression snapshot smoke acceptance".split())
+_TEST_NOUNS = frozenset("test tests spec specs".split())
 
 
 def wants_tests(query: str) -> bool:
     """The query asks about tests: test, spec, fixture, mock, or an identifier made of them
-    (`test_login`). A singular `test` or `spec` that modifies the word after it ("ordering
-    of test methods", "test run flow", "spec type") names the domain, as in a test framework's
-    own code, and asks for no test files."""
+    (`test_login`). A plain `test(s)` or `spec(s)` asks for tests only where it heads what is
+    asked (`_TEST_HEADS`, or the last word) or follows a kind of test ("unit test"); elsewhere
+    it names the domain, as in a test framework's own code, and asks for no test files."""
     words = query.split()
     plain = [word.lower().strip(".,;:?!()'\"") for word in words]
     for position, (word, lower) in enumerate(zip(words, plain)):
@@ -145,18 +148,13 @@ def wants_tests(query: str) -> bool:
         if parts != {lower}:  # an identifier (`testLogin`, `test_login`): its parts decide
             if not _TEST_WORDS.isdisjoint(parts):
                 return True
-        elif lower in _TEST_WORDS:
+        elif lower in _TEST_NOUNS:
             following = plain[position + 1] if position + 1 < len(plain) else ""
             before = plain[position - 1] if position else ""
-            modifies = (
-                lower in ("test", "spec")
-                and following.isalpha()
-                and following not in _TEST_HEADS
-                and following not in STOPWORDS
-                and before not in _TEST_KINDS
-            )
-            if not modifies:
+            if not following or following in _TEST_HEADS or before in _TEST_KINDS:
                 return True
+        elif lower in _TEST_WORDS:
+            return True
     return False
 
 
