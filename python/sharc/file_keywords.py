@@ -14,6 +14,8 @@ the ids with the manifest's files finds every document a kill left behind
 
 from __future__ import annotations
 
+import functools
+
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -42,6 +44,7 @@ def path_of(doc_id: str) -> str:
     return doc_id.split(":", 1)[1]
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a search keys its candidates' files, mostly seen before
 def path_key(path: str) -> int:
     """A file document's `key`: what a search returns in place of its stored id."""
     from sharc.vectors import key_of  # numpy: not for an update that finds nothing to do
