@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pytest
+from sharc.manifest import DefinitionRow
 from sharc.ranking import (
     DEFAULT_SETTINGS,
     KEYWORD,
@@ -54,6 +55,7 @@ from sharc.ranking.graph import (
 from sharc.ranking.learned import FEATURES, LinearWeights, features
 from sharc.ranking.penalties import apply_penalties, penalty_bound, penalty_factor
 from sharc.ranking.visibility import (
+    MISSED_DEFINITIONS,
     DefinitionFacts,
     declared_stub,
     declared_with_keyword,
@@ -1223,6 +1225,14 @@ class _Declarations:
     ) -> list[tuple[str, str, str, str, str]]:
         return [row for row in self.rows if row[0] in chunk_ids and row[2] in names]
 
+    def definitions_named(self, names: Sequence[str]) -> list[DefinitionRow]:
+        """Whole definitions: a part (`#part2`) counts by its first part."""
+        return [
+            DefinitionRow(row[0], "", "", row[2], row[2], 1, 1)
+            for row in self.rows
+            if row[2] in names and "#part" not in row[0]
+        ]
+
 
 def test_the_part_that_declares_a_name_comes_before_its_cut_off_doc_comment() -> None:
     # A trait with a long doc comment: the chunker cut the comment into a part of its own.
@@ -1265,6 +1275,50 @@ def test_the_part_with_the_declaration_comes_before_the_part_whose_examples_call
     assert _primary("start_link", scored) == ["examples", "declaring"]  # the larger, without facts
 
 
+def test_a_whole_definition_the_arms_missed_joins_the_candidates() -> None:
+    # A long C++ class cut into parts: later parts name `App` more often than the one that
+    # declares it, so the arms return them and not the declaration.
+    head = "/// Creates a program.\nclass App {\n  protected:\n    std::string name_;\n"
+    later = "    App *needs(App *app);\n    bool got_subcommand(const App *subcom) const;\n"
+    rows = [
+        ("App.hpp::CLI.App::class", "cpp", "App", "", head),
+        ("App.hpp::CLI.App::class#part2", "cpp", "App", "", later),
+        ("App.hpp::CLI.App::class#part3", "cpp", "App", "", later),
+    ]
+    defines = definition_finder(_Declarations(rows))
+    facts = defines(["App.hpp::CLI.App::class#part2", "App.hpp::CLI.App::class#part3"], ["App"])
+    assert set(facts) == {row[0] for row in rows}  # the declaring part, though no arm had it
+    assert facts["App.hpp::CLI.App::class"].keyword_declared
+    assert not facts["App.hpp::CLI.App::class#part2"].keyword_declared  # `const App *`
+    # A name with more definitions than that is common: the arms' candidates stand for it.
+    many = [(f"f{n}.py::parse", "python", "parse", "", "def parse():\n    pass\n")
+            for n in range(MISSED_DEFINITIONS + 1)]
+    assert set(definition_finder(_Declarations(many))(["f0.py::parse"], ["parse"])) == {
+        "f0.py::parse"
+    }
+
+
+def test_a_definition_the_arms_missed_is_ranked_with_the_others() -> None:
+    records = {
+        "head": Candidate("head", "include/App.hpp", "App", fqn="CLI.App", kind="class",
+                          start_line=112, end_line=199),
+        "part7": Candidate("part7", "include/App.hpp", "App", fqn="CLI.App", kind="class",
+                           start_line=889, end_line=989),
+        "user": Candidate("user", "src/main.cpp", "main", fqn="main", kind="function",
+                          start_line=1, end_line=9),
+    }
+
+    def defines(ids: Sequence[str], names: Sequence[str]) -> dict[str, DefinitionFacts]:
+        facts = {"part7": DefinitionFacts(), "head": DefinitionFacts(keyword_declared=True)}
+        return {chunk_id: facts[chunk_id] for chunk_id in facts if "App" in names}
+
+    ranking = rank_hits(
+        "CLI::App", {KEYWORD: [("part7", 9.0), ("user", 8.0)]},
+        lambda ids: {i: records[i] for i in ids if i in records}, defines=defines,
+    )
+    assert [chunk.id for chunk, _ in ranking.candidates] == ["head", "part7", "user"]
+
+
 @pytest.mark.parametrize(("symbol", "code"), [
     ("parse", "pub(crate) fn parse(input: &str) {"),
     ("call", "def self.call(env)"),
@@ -1272,6 +1326,8 @@ def test_the_part_with_the_declaration_comes_before_the_part_whose_examples_call
     ("Handle", "func (r *Router) Handle(w http.ResponseWriter) {"),
     ("Engine", "export default class Engine {"),
     ("size", "fun String.size(): Int ="),
+    ("App", "export const App = () => {"),
+    ("MAX", "pub const MAX: u32 = 5;"),
 ])
 def test_definition_keywords_just_before_the_name(symbol: str, code: str) -> None:
     assert declared_with_keyword(symbol, code)
@@ -1281,6 +1337,8 @@ def test_definition_keywords_just_before_the_name(symbol: str, code: str) -> Non
     ("start_link", "{:ok, pid} = Postgrex.start_link(opts)"),
     ("parse", "let tree = parse(input);"),
     ("Engine", "// class Engine\nreturn new Engine();"),
+    ("App", "    bool got_subcommand(const App *subcom) const;"),
+    ("App", "void run(const App &app);"),
 ])
 def test_a_call_or_a_comment_declares_nothing(symbol: str, code: str) -> None:
     assert not declared_with_keyword(symbol, code)

@@ -382,10 +382,12 @@ def _definition_finder(
         for tagged in ids:
             number, chunk_id = _untagged(tagged)
             by_index.setdefault(number, []).append(chunk_id)
+        # Every index is asked: one whose candidates hold none of the name's parts may still
+        # define it (`missed_definitions`).
         return {
             _tagged(number, chunk_id): facts
-            for number, chunk_ids in by_index.items()
-            for chunk_id, facts in finders[number](chunk_ids, names).items()
+            for number, finder in enumerate(finders)
+            for chunk_id, facts in finder(by_index.get(number, []), names).items()
         }
 
     return defines

@@ -32,12 +32,26 @@ _COMMENT_STARTS = (
 )
 
 
+class NamedDefinition(Protocol):
+    """A chunk that defines a name (`sharc.manifest.DefinitionRow`)."""
+
+    @property
+    def chunk_id(self) -> str: ...
+
+
 class DefinitionSource(Protocol):
     """What a definition finder reads: the manifest (`sharc.manifest.Manifest`)."""
 
     def definitions_among(
         self, chunk_ids: Sequence[str], names: Sequence[str]
     ) -> list[tuple[str, str, str, str, str]]: ...
+
+    def definitions_named(self, names: Sequence[str]) -> Sequence[NamedDefinition]: ...
+
+
+#: A name with more whole definitions than this is a common one (`parse`, `init`): the arms'
+#: candidates stand for it, and no definition the arms missed is added.
+MISSED_DEFINITIONS = 50
 
 
 class DefinitionFacts(NamedTuple):
@@ -68,9 +82,11 @@ def definition_finder(
     source: DefinitionSource,
 ) -> Callable[[Sequence[str], Sequence[str]], dict[str, DefinitionFacts]]:
     """The ranking's `DefinitionFinder` over a manifest: the candidates that define a name,
-    each with its `DefinitionFacts`."""
+    each with its `DefinitionFacts`, and the whole definitions of the name that are not among
+    them (`missed_definitions`)."""
 
     def defines(chunk_ids: Sequence[str], names: Sequence[str]) -> dict[str, DefinitionFacts]:
+        chunk_ids = [*chunk_ids, *missed_definitions(source, chunk_ids, names)]
         return {
             chunk_id: DefinitionFacts(
                 private=declared_private(language, symbol, code),
@@ -87,6 +103,21 @@ def definition_finder(
         }
 
     return defines
+
+
+def missed_definitions(
+    source: DefinitionSource, chunk_ids: Sequence[str], names: Sequence[str]
+) -> list[str]:
+    """The chunks that define one of `names` as a whole (a class the chunker cut into parts
+    counts by its first part, the one that declares it) and are not among `chunk_ids`: in a
+    large class the later parts can hold more of the name's uses than the declaration, so
+    the arms return them and miss the part a search for the name is after. None for a name
+    with more than `MISSED_DEFINITIONS` definitions."""
+    named = source.definitions_named(names)
+    if len(named) > MISSED_DEFINITIONS:
+        return []
+    among = set(chunk_ids)
+    return [row.chunk_id for row in named if row.chunk_id not in among]
 
 
 def class_level(language: str, symbol: str, header: str, code: str) -> bool:
@@ -210,18 +241,35 @@ DEFINITION_KEYWORDS = frozenset({
 })
 
 
+#: After `const NAME`, what makes it the declaration of a constant (`const App = ...`, Rust's
+#: `const MAX: u32`), not a C or C++ type named under a qualifier (`const App *parent`).
+_CONSTANT_FOLLOWERS = ("=", ":", ";", ",")
+
+
 def declared_with_keyword(symbol: str, code: str) -> bool:
     """Whether a line of `code` declares `symbol` with a definition keyword just before it
     (`def start_link`, `pub fn parse`, `def self.call`, `function M.setup`, Go's `func (r
-    *Router) Handle`), not only names it (`{:ok, pid} = start_link(opts)` in an example)."""
+    *Router) Handle`), not only names it (`{:ok, pid} = start_link(opts)` in an example,
+    `const App *parent` in C++)."""
     lines = code.splitlines()
     for number in _naming_lines(symbol, code):
         words = _words_before_name(symbol, lines[number])
         while words and words[-1].endswith((".", ":")):  # a receiver or namespace: `self.`
             words.pop()
-        if words and (words[-1] in DEFINITION_KEYWORDS or words[0] == "func"):
+        if words and words[0] == "func":
             return True
+        if words and words[-1] in DEFINITION_KEYWORDS:
+            if words[-1] != "const" or _declares_constant(symbol, lines[number]):
+                return True
     return False
+
+
+def _declares_constant(symbol: str, line: str) -> bool:
+    """Whether what follows `symbol` on `line` (after `const`) makes it a constant's name."""
+    found = _name_pattern(symbol).search(line)
+    assert found is not None
+    rest = line[found.end() :].lstrip()
+    return not rest or rest.startswith(_CONSTANT_FOLLOWERS)
 
 
 def _name_pattern(symbol: str) -> re.Pattern[str]:
