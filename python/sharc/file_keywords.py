@@ -15,7 +15,6 @@ the ids with the manifest's files finds every document a kill left behind
 from __future__ import annotations
 
 import functools
-
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
