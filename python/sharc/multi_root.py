@@ -371,13 +371,15 @@ def _record_reader(
 
 def _definition_finder(
     manifests: list[Manifest],
-) -> Callable[[Sequence[str], Sequence[str]], dict[str, DefinitionFacts]]:
+) -> Callable[..., dict[str, DefinitionFacts]]:
     """Ranking's definition finder over every index, on tagged ids."""
     from sharc.ranking.visibility import definition_finder
 
     finders = [definition_finder(manifest) for manifest in manifests]
 
-    def defines(ids: Sequence[str], names: Sequence[str]) -> dict[str, DefinitionFacts]:
+    def defines(
+        ids: Sequence[str], names: Sequence[str], *, missed: bool = True
+    ) -> dict[str, DefinitionFacts]:
         by_index: dict[int, list[str]] = {}
         for tagged in ids:
             number, chunk_id = _untagged(tagged)
@@ -387,7 +389,7 @@ def _definition_finder(
         return {
             _tagged(number, chunk_id): facts
             for number, finder in enumerate(finders)
-            for chunk_id, facts in finder(by_index.get(number, []), names).items()
+            for chunk_id, facts in finder(by_index.get(number, []), names, missed=missed).items()
         }
 
     return defines

@@ -43,11 +43,11 @@ UnseenFinder = Callable[[Sequence[str]], Collection[str]]
 #: A chunk's header, code and path (None when it is gone): what the keyword share of a
 #: question in words looks at in the keyword arm's best hit (`covers_words`).
 TextReader = Callable[[str], str | None]
-#: `(ids, names) -> {id: facts}`: those of the candidate ids whose chunk's symbol is one of
-#: the names, exactly (what the definitions-first stage lifts), and the whole definitions of
-#: the names the ids miss, each with what its declaration says
-#: (`sharc.ranking.visibility.DefinitionFacts`), without reading the candidates' records.
-DefinitionFinder = Callable[[Sequence[str], Sequence[str]], Mapping[str, DefinitionFacts]]
+#: `(ids, names, *, missed=True) -> {id: facts}`: those of the candidate ids whose chunk's
+#: symbol is one of the names, exactly (what the definitions-first stage lifts), and with
+#: `missed`, the whole definitions of the names the ids miss, each with what its declaration
+#: says (`sharc.ranking.visibility.DefinitionFacts`), without reading the candidates' records.
+DefinitionFinder = Callable[..., Mapping[str, DefinitionFacts]]
 #: `(query, paths) -> {path: share}`: how well each candidate file's whole text matches the
 #: query, relative to the best file's (0-1; `sharc.file_keywords`).
 FileEvidence = Callable[[str, Collection[str]], Mapping[str, float]]
@@ -213,16 +213,16 @@ def rank_hits(
     )
     definitions: Mapping[str, DefinitionFacts] = {}
     if lifts_definitions and defines is not None and fused:
-        definitions = defines([chunk_id for chunk_id, _ in fused], intent.identifiers)
-        returned = {chunk_id for chunk_id, _ in fused}
+        ids = [chunk_id for chunk_id, _ in fused]
         if KEYWORD in answered:
             # The definitions no arm returned join the candidates with no score of their own
             # (a name is lexical evidence: not for the vectors searched alone); definitions
             # first places them by how surely each is the one meant.
-            missed = [chunk_id for chunk_id in definitions if chunk_id not in returned]
-            fused = [*fused, *((chunk_id, 0.0) for chunk_id in missed)]
+            definitions = defines(ids, intent.identifiers)
+            returned = set(ids)
+            fused = [*fused, *((i, 0.0) for i in definitions if i not in returned)]
         else:
-            definitions = {k: v for k, v in definitions.items() if k in returned}
+            definitions = defines(ids, intent.identifiers, missed=False)
     candidates = _score_blocks(
         fused, read, intent, settings, accepts,
         None if whole else (limit or 1, max_per_file or len(fused) or 1),

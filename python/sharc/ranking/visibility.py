@@ -80,13 +80,16 @@ class DefinitionFacts(NamedTuple):
 
 def definition_finder(
     source: DefinitionSource,
-) -> Callable[[Sequence[str], Sequence[str]], dict[str, DefinitionFacts]]:
+) -> Callable[..., dict[str, DefinitionFacts]]:
     """The ranking's `DefinitionFinder` over a manifest: the candidates that define a name,
-    each with its `DefinitionFacts`, and the whole definitions of the name that are not among
-    them (`missed_definitions`)."""
+    each with its `DefinitionFacts`, and unless told not to (`missed=False`), the whole
+    definitions of the name that are not among them (`missed_definitions`)."""
 
-    def defines(chunk_ids: Sequence[str], names: Sequence[str]) -> dict[str, DefinitionFacts]:
-        chunk_ids = [*chunk_ids, *missed_definitions(source, chunk_ids, names)]
+    def defines(
+        chunk_ids: Sequence[str], names: Sequence[str], *, missed: bool = True
+    ) -> dict[str, DefinitionFacts]:
+        if missed:
+            chunk_ids = [*chunk_ids, *missed_definitions(source, chunk_ids, names)]
         return {
             chunk_id: DefinitionFacts(
                 private=declared_private(language, symbol, code),
