@@ -138,7 +138,8 @@ def _repo_columns(summaries: list[Summary], detailed: bool) -> list[tuple[str, C
     columns += [(name, category(name)) for name in REPO_CATEGORIES]
     columns += [("definition at 1", lambda s: s.get("definition_at_1")),
                 ("definition at 1, names defined more than once",
-                 lambda s: s.get("definition_at_1_duplicate"))]
+                 lambda s: s.get("definition_at_1_duplicate")),
+                ("definition at 1, asked in words", lambda s: s.get("definition_at_1_framed"))]
     if detailed:
         columns.append(("ms/query", lambda s: s.get("search_ms")))
     return [(name, value) for name, value in columns
@@ -178,8 +179,9 @@ def _repos_intro(data: dict[str, Any]) -> str:
         " repositories in 19 languages (`benches/queries/repos/`), by category: "
         + ", ".join(categories) + ". A third of the repositories is held out (test) and was"
         " never tuned on. File-level NDCG@10 (percent, mean over repositories) and the share of"
-        " symbol queries whose first result is the definition; `python -m"
-        " benches.quality.repos` reproduces it."
+        " symbol queries whose first result is the definition, also with each name asked in"
+        " words (\"where is X defined\", \"the X definition\", \"implementation of X\", \"how"
+        " does X work\"); `python -m benches.quality.repos` reproduces it."
     )
 
 
@@ -241,6 +243,7 @@ BASELINE_METRICS = (
     ("file_ndcg_topic", "topic"), ("shown_ndcg_all", "NDCG@10 of the top 10 as returned"),
     ("definition_at_1", "definition at 1"),
     ("definition_at_1_duplicate", "definition at 1 of names defined more than once"),
+    ("definition_at_1_framed", "definition at 1 asked in words"),
 )
 
 

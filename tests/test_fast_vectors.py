@@ -17,8 +17,8 @@ import sharc
 from sharc.index import Index
 from sharc.manifest import Manifest
 from sharc.stores import MANIFEST
-from sharc.vector_sets import DEFAULT_SET, FAST_SET, VectorSet
 from sharc.vector_segments import open_for_search
+from sharc.vector_sets import DEFAULT_SET, FAST_SET, VectorSet
 
 QUESTION = "hash a password with a salt"
 

@@ -48,6 +48,17 @@ def test_natural_language_and_identifier_queries_find_the_definition(built: Inde
     assert "def delete_task" in first.code and "Context:" in first.header
 
 
+def test_a_question_about_one_names_definition_ranks_as_the_name(built: Index) -> None:
+    bare = built.search("TaskStore", limit=5)
+    asked = built.search("where is the TaskStore class defined?", limit=5)
+    assert [r.id for r in asked] == [r.id for r in bare] and asked[0].symbol == "TaskStore"
+    assert asked.query_kind == bare.query_kind == "identifier"
+    assert _top(built, "the Task class") == "Task"
+    assert _top(built, "how does `due_within` work") == "due_within"
+    # A question that asks for something else is searched as asked.
+    assert built.search("where is TaskStore used", limit=5).query_kind == "mixed"
+
+
 def test_filters_and_modes(built: Index) -> None:
     go_only = built.search("push a message on the queue", languages=["go"], limit=5)
     assert go_only and all(r.language == "go" for r in go_only)

@@ -282,8 +282,9 @@ class Engines:
                 )
 
         def search(texts: Sequence[str], cfg: Config, depth: int) -> list[list[Any]]:
-            from benches.quality.tune_repos import parse_variant
             from sharc.ranking import DEFAULT_SETTINGS
+
+            from benches.quality.tune_repos import parse_variant
 
             defaults = parse_variant(RANKING, DEFAULT_SETTINGS)
             settings = rrf_weights() if cfg.fusion == "rrf" else defaults

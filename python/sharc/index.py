@@ -55,6 +55,7 @@ from sharc.search_types import SearchFilters as SearchFilters
 from sharc.search_types import SearchMode as SearchMode
 from sharc.search_types import SearchResponse as SearchResponse
 from sharc.search_types import SearchResult as SearchResult
+from sharc.store_readers import StoreReaders
 from sharc.stores import (
     MANIFEST,
     directory_size,
@@ -62,7 +63,6 @@ from sharc.stores import (
     remove_index_files,
     writer_lock,
 )
-from sharc.store_readers import StoreReaders
 from sharc.vector_reader import (
     VectorChoice,
     VectorReader,

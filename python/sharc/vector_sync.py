@@ -31,7 +31,6 @@ import numpy as np
 from sharc.errors import CancelledError
 from sharc.manifest import ChunkPlace, ChunkRecord, Manifest, RemovedChunk
 from sharc.stores import VectorsState
-from sharc.vector_sets import DEFAULT_SET, VectorSet
 from sharc.vector_segments import (
     MainAndDelta,
     has_segments,
@@ -41,6 +40,7 @@ from sharc.vector_segments import (
     save_delta,
     state_after,
 )
+from sharc.vector_sets import DEFAULT_SET, VectorSet
 
 if TYPE_CHECKING:
     from sharc.embedding import Embedder

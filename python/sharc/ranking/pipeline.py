@@ -26,7 +26,14 @@ from sharc.ranking.graph import (
 )
 from sharc.ranking.learned import LinearWeights, apply_learned
 from sharc.ranking.penalties import apply_penalties, crowds, penalty_bound
-from sharc.ranking.query import QueryIntent, QueryKind, classify_query, covers_words
+from sharc.ranking.query import (
+    QueryIntent,
+    QueryKind,
+    classify_query,
+    covers_words,
+    framed_name,
+    query_identifiers,
+)
 from sharc.ranking.records import C, Scored
 from sharc.ranking.settings import DEFAULT_SETTINGS, RankingSettings
 from sharc.ranking.shaping import definitions_first, demoted_definitions, diversify
@@ -90,6 +97,7 @@ def rank(
     hits the vectors never judged; `read_text` reads the keyword arm's best hit; `files`
     scores candidate files by their whole text (without it, that lift is off)."""
     depth = candidate_depth(limit, accepts is not None, settings.candidates)
+    query = asked_name(query, defines) or query
 
     def ranked_from(hits: Mapping[str, Sequence[tuple[str, float]]]) -> Ranking[C]:
         return rank_hits(
@@ -105,6 +113,22 @@ def rank(
         return ranked
     intent = QueryIntent.of(query, ranked.kind, include_tests=include_tests)
     return ranked_from(_uncrowded_hits(query, arms, read, depth, intent, settings))
+
+
+def asked_name(query: str, defines: DefinitionFinder | None) -> str | None:
+    """The name a question about one definition asks for ("where is `Router` defined", "the
+    Router class"; `framed_name`): searched as that name alone, such a question ranks what a
+    search for the name ranks, its definitions first. A name whose shape does not say so
+    (`Router`, `parse`) counts only where something defines it."""
+    framed = framed_name(query)
+    if framed is None:
+        return None
+    name, shaped = framed
+    if shaped:
+        return name
+    if defines is None or not defines([], query_identifiers(name)):
+        return None
+    return name
 
 
 def _uncrowded_hits(

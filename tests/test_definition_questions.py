@@ -1,0 +1,110 @@
+"""A question about one name's definition ("where is `Router` defined", "the Router class")
+ranks what a search for the name ranks: its definitions first."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pytest
+from sharc.ranking import KEYWORD, SEMANTIC, QueryKind, framed_name, rank
+from sharc.ranking.visibility import DefinitionFacts
+
+
+@pytest.mark.parametrize(
+    ("query", "named"),
+    [
+        ("where is getUserById defined", ("getUserById", True)),
+        ("Where is CLI::App defined?", ("CLI::App", True)),
+        ("implementation of os.path.join()", ("os.path.join()", True)),
+        ("how does `parse` work", ("parse", True)),
+        ("the Router class", ("Router", False)),
+        ("what is a Router?", ("Router", False)),
+        ("class Engine", ("Engine", False)),
+        ("where is parse defined", ("parse", False)),
+        ("the bytecase macro", ("bytecase", False)),
+    ],
+)
+def test_the_name_a_question_about_its_definition_asks_for(
+    query: str, named: tuple[str, bool]
+) -> None:
+    assert framed_name(query) == named
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Router",  # a bare name is already a search for the name
+        "getUserById",
+        "where is Router used",  # asks for its uses
+        "who calls getUserById",
+        "tests for the Router class",
+        "how does caching work",  # a lowercase word and no word asking for a definition
+        "where is the config file",  # two words left
+        "Router and Engine class",
+        "where is it defined",  # nothing left but framing
+        "where is <script> defined",  # not a name
+    ],
+)
+def test_questions_that_are_not_about_one_definition(query: str) -> None:
+    assert framed_name(query) is None
+
+
+def _defines(known: set[str]):  # type: ignore[no-untyped-def]
+    def defines(
+        ids: Sequence[str], names: Sequence[str], *, missed: bool = True
+    ) -> dict[str, DefinitionFacts]:
+        return {f"src/{name}.py::{name}": DefinitionFacts() for name in names if name in known}
+
+    return defines
+
+
+@dataclass(frozen=True)
+class _Record:
+    id: str
+    path: str
+    symbol: str
+    fqn: str
+    kind: str = "function"
+    tier: int = 1
+    start_line: int = 1
+    end_line: int = 20
+    generated: bool = False
+    language: str = "python"
+
+
+_RECORDS = {
+    record.id: record
+    for record in (
+        _Record("src/Router.py::Router", "src/Router.py", "Router", "Router", kind="class"),
+        _Record("src/guide.py::where", "src/guide.py", "where", "where"),
+    )
+}
+
+
+def _read(ids: Sequence[str]) -> dict[str, _Record]:
+    return {i: _RECORDS[i] for i in ids if i in _RECORDS}
+
+
+def test_the_arms_are_asked_the_name_when_something_defines_it() -> None:
+    asked: list[str] = []
+
+    def arm(query: str, depth: int) -> list[tuple[str, float]]:
+        asked.append(query)
+        return [("src/guide.py::where", 1.0), ("src/Router.py::Router", 0.5)]
+
+    arms = {KEYWORD: arm, SEMANTIC: arm}
+    ranked = rank("where is the Router class defined?", arms, _read,
+                  defines=_defines({"Router"}))
+    assert set(asked) == {"Router"}
+    assert ranked.kind is QueryKind.MIXED  # one capitalised word, as a bare `Router` is
+    assert ranked.candidates[0][0].id == "src/Router.py::Router"
+    # Nothing defines `Router`: a question in words, searched as asked.
+    asked.clear()
+    ranked = rank("where is the Router class defined?", arms, _read, defines=_defines(set()))
+    assert set(asked) == {"where is the Router class defined?"}
+    assert ranked.kind is QueryKind.NATURAL_LANGUAGE
+    # A name of code's shape needs no lookup.
+    asked.clear()
+    rank("where is getUserById defined", arms, _read)
+    assert set(asked) == {"getUserById"}
