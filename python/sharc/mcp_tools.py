@@ -115,7 +115,10 @@ class SharcTools:
         self,
         path: Annotated[str, Field(description="Absolute path of an indexed repository, or of"
                                                 " a directory or file in it to search under")],
-        query: Annotated[str, Field(description="A natural-language question or an identifier")],
+        query: Annotated[str, Field(
+            description="A natural-language question or an identifier; an identifier alone,"
+            " or asked about ('where is X defined', 'the X class'), finds its definitions first"
+        )],
         limit: Annotated[int, Field(description="How many results, 1-50")] = 3,
         extensionFilter: Annotated[
             list[str], Field(description="Only files with these extensions, e.g. ['.ts', '.py']")
