@@ -23,6 +23,9 @@ from sharc.ranking.visibility import DefinitionFacts
         ("class Engine", ("Engine", False)),
         ("where is parse defined", ("parse", False)),
         ("the bytecase macro", ("bytecase", False)),
+        ("show me the TaskStore class", ("TaskStore", True)),
+        ("where\u2019s getUserById defined", ("getUserById", True)),
+        ("search for the Router class", ("Router", False)),
     ],
 )
 def test_the_name_a_question_about_its_definition_asks_for(

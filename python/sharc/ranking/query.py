@@ -184,9 +184,9 @@ _DEFINITION_ASKS = frozenset(
 #: Words that ask for something else (`used`, `calls`, `tests`, `example`) are not here: a
 #: question holding one of them is not about the definition alone.
 _FRAMING_WORDS = _DEFINITION_ASKS | frozenset(
-    """a an code describe did do does explain find how in is it its live lives locate located
-    of show source that the these this those was were what where which who why work
-    works""".split()
+    """a an code describe did do does explain find for how in is it its live lives locate
+    located look me of please search show source that the these this those up was were what
+    what's where where's which who why work works""".split()
 )
 _NAME = re.compile(r"[\w:.#\\()-]*[A-Za-z_][\w:.#\\()-]*")
 _QUOTES = "`'\""
@@ -208,7 +208,7 @@ def framed_name(query: str) -> tuple[str, bool] | None:
         bare = token.strip("?!.,;:")
         quoted = len(bare) > 1 and bare[0] in _QUOTES and bare[-1] == bare[0]
         word = bare.strip(_QUOTES)
-        if not quoted and word.lower() in _FRAMING_WORDS:
+        if not quoted and word.lower().replace("\u2019", "'") in _FRAMING_WORDS:
             framing = True
             asks_definition = asks_definition or word.lower() in _DEFINITION_ASKS
         elif word:
