@@ -174,7 +174,7 @@ def wants_config(query: str) -> bool:
 
 
 #: Words that ask for a name's definition: "where is `parse` defined", "the Router class".
-_DEFINITION_ASKS = frozenset(
+_DEFINITION_WORDS = frozenset(
     """class declaration declarations declare declared declares def define defined defines
     definition definitions enum fn func function implement implementation implementations
     implemented implements interface macro method module namespace protocol record struct
@@ -183,7 +183,7 @@ _DEFINITION_ASKS = frozenset(
 #: The other words of a question about one name that say nothing of which code it means.
 #: Words that ask for something else (`used`, `calls`, `tests`, `example`) are not here: a
 #: question holding one of them is not about the definition alone.
-_FRAMING_WORDS = _DEFINITION_ASKS | frozenset(
+_FRAMING_WORDS = _DEFINITION_WORDS | frozenset(
     """a an code describe did do does explain find for how in is it its live lives locate
     located look me of please search show source that the these this those up was were what
     what's where where's which who why work works""".split()
@@ -196,13 +196,11 @@ def framed_name(query: str) -> tuple[str, bool] | None:
     """The one name a question about its definition asks for, and whether its shape says it
     is a name: "where is getUserById defined" -> (getUserById, True), "the Router class" ->
     (Router, False), "how does `parse` work" -> (parse, True). None when the query is not one
-    name framed by such words (`_FRAMING_WORDS`): two names, a word that asks for something
-    else (`where is Router used`), or a lowercase word without a word that asks for a
-    definition ("how does caching work" is a question about a topic). A name whose shape
-    does not say so (`Router`, `parse`) is one only if something defines it; the caller
-    looks that up."""
+    name framed by such words (`_FRAMING_WORDS`): two names, or a word that asks for
+    something else (`where is Router used`). A name whose shape does not say so (`Router`,
+    `parse`, the `caching` of "how does caching work") is one only if something defines it;
+    the caller looks that up."""
     framing = False
-    asks_definition = False
     remaining: list[tuple[str, bool]] = []
     for token in query.split():
         bare = token.strip("?!.,;:")
@@ -210,7 +208,6 @@ def framed_name(query: str) -> tuple[str, bool] | None:
         word = bare.strip(_QUOTES)
         if not quoted and word.lower().replace("\u2019", "'") in _FRAMING_WORDS:
             framing = True
-            asks_definition = asks_definition or word.lower() in _DEFINITION_ASKS
         elif word:
             remaining.append((word, quoted))
     if not framing or len(remaining) != 1:
@@ -218,10 +215,7 @@ def framed_name(query: str) -> tuple[str, bool] | None:
     name, quoted = remaining[0]
     if not _NAME.fullmatch(name):
         return None
-    shaped = quoted or _is_code_shaped(name)
-    if not (shaped or name[0].isupper() or asks_definition):
-        return None
-    return name, shaped
+    return name, quoted or _is_code_shaped(name)
 
 
 _INSTANCE_MEMBER = re.compile(r"\w#[A-Za-z_]\w*[?!=]?\W*$")
