@@ -33,6 +33,7 @@ from sharc.ranking.query import (
     covers_words,
     framed_name,
     query_identifiers,
+    stripped_request,
 )
 from sharc.ranking.records import C, Scored
 from sharc.ranking.settings import DEFAULT_SETTINGS, RankingSettings
@@ -97,6 +98,7 @@ def rank(
     hits the vectors never judged; `read_text` reads the keyword arm's best hit; `files`
     scores candidate files by their whole text (without it, that lift is off)."""
     depth = candidate_depth(limit, accepts is not None, settings.candidates)
+    query = stripped_request(query)
     query = asked_name(query, defines) or query
 
     def ranked_from(hits: Mapping[str, Sequence[tuple[str, float]]]) -> Ranking[C]:

@@ -192,6 +192,41 @@ _NAME = re.compile(r"[\w:.#\\()-]*[A-Za-z_][\w:.#\\()-]*")
 _QUOTES = "`'\""
 
 
+#: How a request for code opens ("find the code that", "show me the functions for", "where is
+#: the logic handling") and closes ("in this repository"): words about the search, not about
+#: the code, which every chunk's vector and many keyword hits share.
+_REQUEST_OPENING = re.compile(
+    r"""^\s*(?:(?:please|can\s+you|could\s+you|i\s+need\s+to|i\s+want\s+to|help\s+me)\s+)*
+    (?:
+        # a request verb, then any word for code: "find the functions that"
+        (?:find|show(?:\s+me)?|locate|search\s+for|look\s+for|get(?:\s+me)?|give\s+me
+            |point\s+me\s+to|where\s+(?:is|are)|where's)\s+
+        (?:(?:all|the|any|some)\s+)?(?:source\s+)?
+        (?:code|logic|functions?|methods?|classes|implementations?|modules?|files?|parts?
+            |places?|snippets?)
+    |
+        # no verb: only the words that mean code ("code that", "the logic for")
+        (?:(?:all|the|any|some)\s+)?(?:source\s+)?(?:code|logic|implementations?)
+    )\s+
+    (?:that|which|responsible\s+for|for|where|handling|dealing\s+with|related\s+to
+        |used\s+(?:for|to)|in\s+charge\s+of|to|of)\s+""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_REQUEST_CLOSING = re.compile(
+    r"\s+(?:in|within|across|of)\s+(?:this|the|our|my)\s+"
+    r"(?:repository|repo|codebase|code\s+base|project)\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
+
+
+def stripped_request(query: str) -> str:
+    """The query without the words of a request for code around it: "Find the code
+    responsible for retrying failed jobs in this repository" -> "retrying failed jobs". The
+    query itself when that would leave nothing."""
+    stripped = _REQUEST_CLOSING.sub("", _REQUEST_OPENING.sub("", query, count=1), count=1)
+    return stripped.strip() or query
+
+
 def framed_name(query: str) -> tuple[str, bool] | None:
     """The one name a question about its definition asks for, and whether its shape says it
     is a name: "where is getUserById defined" -> (getUserById, True), "the Router class" ->

@@ -1,5 +1,7 @@
-"""A question about one name's definition ("where is `Router` defined", "the Router class")
-ranks what a search for the name ranks: its definitions first."""
+"""How a query is framed does not change what it finds: a question about one name's
+definition ("where is `Router` defined", "the Router class") ranks what a search for the name
+ranks, its definitions first, and a request for code ("find the code responsible for X in
+this repository") ranks what X ranks."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pytest
-from sharc.ranking import KEYWORD, SEMANTIC, QueryKind, framed_name, rank
+from sharc.ranking import KEYWORD, SEMANTIC, QueryKind, framed_name, rank, stripped_request
 from sharc.ranking.visibility import DefinitionFacts
 
 
@@ -111,3 +113,42 @@ def test_the_arms_are_asked_the_name_when_something_defines_it() -> None:
     asked.clear()
     rank("where is getUserById defined", arms, _read)
     assert set(asked) == {"getUserById"}
+
+
+@pytest.mark.parametrize(
+    ("query", "stripped"),
+    [
+        ("Find the code responsible for retrying failed jobs in this repository",
+         "retrying failed jobs"),
+        ("find the code for how plugins load", "how plugins load"),
+        ("where is the logic for parsing headers", "parsing headers"),
+        ("show me the functions that parse dates", "parse dates"),
+        ("show me the implementation of TaskStore", "TaskStore"),
+        ("code that parses dates?", "parses dates?"),
+        ("retry failed jobs in this repo?", "retry failed jobs"),
+        # Not a request for code: kept as asked.
+        ("Find the shortest path between two nodes", "Find the shortest path between two nodes"),
+        ("parts of speech tagging", "parts of speech tagging"),
+        ("functions to convert a string", "functions to convert a string"),
+        ("which test files cover parsing", "which test files cover parsing"),
+        ("the code", "the code"),
+    ],
+)
+def test_the_words_of_a_request_for_code_are_left_out(query: str, stripped: str) -> None:
+    assert stripped_request(query) == stripped
+
+
+def test_the_arms_are_asked_the_question_without_the_request_around_it() -> None:
+    asked: list[str] = []
+
+    def arm(query: str, depth: int) -> list[tuple[str, float]]:
+        asked.append(query)
+        return [("src/Router.py::Router", 1.0)]
+
+    rank("Find the code responsible for routing requests in this repository",
+         {KEYWORD: arm, SEMANTIC: arm}, _read)
+    assert set(asked) == {"routing requests"}
+    asked.clear()
+    rank("show me the implementation of Router", {KEYWORD: arm, SEMANTIC: arm}, _read,
+         defines=_defines({"Router"}))
+    assert set(asked) == {"Router"}
