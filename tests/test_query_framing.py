@@ -126,6 +126,15 @@ def test_the_arms_are_asked_the_name_when_something_defines_it() -> None:
         ("show me the implementation of TaskStore", "TaskStore"),
         ("code that parses dates?", "parses dates?"),
         ("retry failed jobs in this repo?", "retry failed jobs"),
+        # A clause that leaves a kind of file out names what is not wanted.
+        ("retry logic, not the tests", "retry logic"),
+        ("retry logic (look in the source, not the tests)", "retry logic"),
+        ("retry logic excluding test files", "retry logic"),
+        ("parse dates without docs", "parse dates"),
+        ("what happens when no route matches the URL",
+         "what happens when no route matches the URL"),
+        ("tests that do not run", "tests that do not run"),
+        ("how to run without config", "how to run without config"),
         # Not a request for code: kept as asked.
         ("Find the shortest path between two nodes", "Find the shortest path between two nodes"),
         ("parts of speech tagging", "parts of speech tagging"),
@@ -152,3 +161,26 @@ def test_the_arms_are_asked_the_question_without_the_request_around_it() -> None
     rank("show me the implementation of Router", {KEYWORD: arm, SEMANTIC: arm}, _read,
          defines=_defines({"Router"}))
     assert set(asked) == {"Router"}
+
+
+def test_a_question_that_leaves_tests_out_does_not_ask_for_them() -> None:
+
+    records = {
+        "src/retry.py::backoff": _Record("src/retry.py::backoff", "src/retry.py", "backoff",
+                                         "backoff"),
+        "tests/test_retry.py::test_backoff": _Record(
+            "tests/test_retry.py::test_backoff", "tests/test_retry.py", "test_backoff",
+            "test_backoff"),
+    }
+
+    def arm(query: str, depth: int) -> list[tuple[str, float]]:
+        return [("tests/test_retry.py::test_backoff", 1.0), ("src/retry.py::backoff", 0.9)]
+
+    def read(ids: Sequence[str]) -> dict[str, _Record]:
+        return {i: records[i] for i in ids if i in records}
+
+    for query in ("retry backoff, not the tests", "retry backoff excluding test files"):
+        ranked = rank(query, {KEYWORD: arm, SEMANTIC: arm}, read)
+        assert ranked.candidates[0][0].path == "src/retry.py", query
+    asked = rank("retry backoff tests", {KEYWORD: arm, SEMANTIC: arm}, read)
+    assert asked.candidates[0][0].path == "tests/test_retry.py"

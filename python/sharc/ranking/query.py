@@ -219,11 +219,36 @@ _REQUEST_CLOSING = re.compile(
 )
 
 
+#: Words for the kinds of file a query can leave out (`wants_tests`, `crowds`); not config:
+#: "running without a config file" is a question about that code path.
+_KIND_WORDS = (
+    _TEST_WORDS | _DOCS_WORDS | _EXAMPLE_WORDS
+    | frozenset("vendor vendored generated third-party".split())
+)
+#: A clause that leaves a kind of file out: "not the tests", "excluding test files", "without
+#: docs", "skip the examples". It names what is not wanted, so neither an arm nor the
+#: intent (`wants_tests`...) may read it as asked for.
+_NEGATION = (
+    r"\b(?:but\s+)?(?:not|no|without|excluding|exclude|except(?:\s+for)?|ignore|ignoring"
+    r"|skip|skipping|other\s+than|rather\s+than|instead\s+of)\s+"
+    r"(?:(?:the|any|all|in|from|unit|integration)\s+)*"
+    r"(?:" + "|".join(sorted(map(re.escape, _KIND_WORDS), key=len, reverse=True)) + r")"
+    r"(?:\s+(?:files?|code|directories|dirs?|folders?|ones|suites?))?\b"
+)
+#: The clause, or a whole parenthesis holding it ("(look in the source, not the tests)").
+_NEGATED_KIND = re.compile(
+    r"\s*\([^()]*" + _NEGATION + r"[^()]*\)|[,;]?\s*" + _NEGATION, re.IGNORECASE
+)
+
+
 def stripped_request(query: str) -> str:
     """The query without the words of a request for code around it: "Find the code
-    responsible for retrying failed jobs in this repository" -> "retrying failed jobs". The
-    query itself when that would leave nothing."""
-    stripped = _REQUEST_CLOSING.sub("", _REQUEST_OPENING.sub("", query, count=1), count=1)
+    responsible for retrying failed jobs in this repository" -> "retrying failed jobs", and
+    without a clause that leaves a kind of file out ("retry logic, not the tests" -> "retry
+    logic": the default leaves tests down already). The query itself when that would leave
+    nothing."""
+    stripped = _NEGATED_KIND.sub("", query)
+    stripped = _REQUEST_CLOSING.sub("", _REQUEST_OPENING.sub("", stripped, count=1), count=1)
     return stripped.strip() or query
 
 
