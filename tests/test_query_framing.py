@@ -126,6 +126,11 @@ def test_the_arms_are_asked_the_name_when_something_defines_it() -> None:
         ("show me the implementation of TaskStore", "TaskStore"),
         ("code that parses dates?", "parses dates?"),
         ("retry failed jobs in this repo?", "retry failed jobs"),
+        # The repository as the place or the subject of the question.
+        ("How does the codebase handle retries?", "handle retries?"),
+        ("Where in the code is the retry delay computed?", "Where is the retry delay computed?"),
+        ("In this repo, where is the retry delay computed?", "where is the retry delay computed?"),
+        ("how does the app start", "how does the app start"),
         # A clause that leaves a kind of file out names what is not wanted.
         ("retry logic, not the tests", "retry logic"),
         ("retry logic (look in the source, not the tests)", "retry logic"),

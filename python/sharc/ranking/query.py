@@ -217,6 +217,18 @@ _REQUEST_CLOSING = re.compile(
     r"(?:repository|repo|codebase|code\s+base|project)\s*[?.!]*\s*$",
     re.IGNORECASE,
 )
+#: The repository named as the place or the subject of a question: "in this repo, where
+#: is ...", "where in the code is ...", "how does the codebase handle retries" (-> "handle
+#: retries": at least two words are left).
+_REPOSITORY_MENTION = re.compile(
+    r"""(?:^\s*(?:in|within)\s+(?:this|the|our|my)\s+(?:repository|repo|codebase|code\s+base
+            |project)\s*,?\s+
+        |(?<=\bwhere)\s+in\s+(?:this|the|our|my)\s+(?:source\s+)?(?:code|codebase|code\s+base
+            |repository|repo|project)\b
+        |^\s*how\s+(?:does|do)\s+(?:the|this|our|my)\s+(?:codebase|code\s+base|code|project
+            |repository|repo)\s+(?=\S+\s+\S))""",
+    re.IGNORECASE | re.VERBOSE,
+)
 
 
 #: Words for the kinds of file a query can leave out (`wants_tests`, `crowds`); not config:
@@ -247,7 +259,7 @@ def stripped_request(query: str) -> str:
     without a clause that leaves a kind of file out ("retry logic, not the tests" -> "retry
     logic": the default leaves tests down already). The query itself when that would leave
     nothing."""
-    stripped = _NEGATED_KIND.sub("", query)
+    stripped = _REPOSITORY_MENTION.sub("", _NEGATED_KIND.sub("", query))
     stripped = _REQUEST_CLOSING.sub("", _REQUEST_OPENING.sub("", stripped, count=1), count=1)
     return stripped.strip() or query
 
