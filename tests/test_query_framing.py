@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pytest
-from sharc.ranking import KEYWORD, SEMANTIC, QueryKind, framed_name, rank, stripped_request
+from sharc.ranking import KEYWORD, SEMANTIC, QueryKind, rank
+from sharc.ranking.framing import framed_name, stripped_request
 from sharc.ranking.visibility import DefinitionFacts
 
 
@@ -131,6 +132,12 @@ def test_the_arms_are_asked_the_name_when_something_defines_it() -> None:
         ("Where in the code is the retry delay computed?", "Where is the retry delay computed?"),
         ("In this repo, where is the retry delay computed?", "where is the retry delay computed?"),
         ("how does the app start", "how does the app start"),
+        # Which part holds it, and a sentence that only asks.
+        ("Which file contains the retry delay?", "the retry delay?"),
+        ("What module handles retries?", "retries?"),
+        ("retry delay. Show the relevant functions.", "retry delay."),
+        ("How are plugins loaded? Where should I look?", "How are plugins loaded?"),
+        ("What does this do?", "What does this do?"),
         # A clause that leaves a kind of file out names what is not wanted.
         ("retry logic, not the tests", "retry logic"),
         ("retry logic (look in the source, not the tests)", "retry logic"),

@@ -1,6 +1,8 @@
 """How a search ranks: one module per stage, pure functions over plain records.
 
-1. `query`: what the query looks like (identifier, words, mixed) and asks for.
+1. `framing`: the words around a question that are about the search, left out; a question
+   about one name's definition searched as the name. `query`: what the query looks like
+   (identifier, words, mixed) and asks for.
 2. The arms (`sharc.keyword`, `sharc.vectors`) return candidates, handed in by `sharc.index`.
 3. `fusion`: the arms' scores fused into one (score fusion, or RRF).
 4. `boosts`: the definition of what the query names; names and files made of its words.
@@ -16,6 +18,7 @@
 """
 
 from sharc.ranking.boosts import name_words_match, path_words_match
+from sharc.ranking.framing import framed_name, stripped_request
 from sharc.ranking.fusion import (
     KEYWORD,
     SEMANTIC,
@@ -35,10 +38,8 @@ from sharc.ranking.query import (
     classify_query,
     content_words,
     covers_words,
-    framed_name,
     qualified_names,
     query_identifiers,
-    stripped_request,
     wants_config,
     wants_docs,
     wants_tests,

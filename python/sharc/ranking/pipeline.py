@@ -1,4 +1,5 @@
-"""The ranking pipeline, stage by stage: classify the query, take candidates from each arm,
+"""The ranking pipeline, stage by stage: leave out the words about the search (`framing`),
+classify the query, take candidates from each arm,
 fuse, boost what the query names, lift coherent files, apply penalties, rank files by all
 their candidates and by their whole text, put a name's definitions first, lift the files the
 code graph links to the strongest hits, shape the list.
@@ -16,6 +17,7 @@ from typing import Generic
 from sharc.ranking.boosts import apply_boosts, boost_bound, definition_match
 from sharc.ranking.coherence import apply_coherence
 from sharc.ranking.files import lift_files, rank_files
+from sharc.ranking.framing import framed_name, stripped_request
 from sharc.ranking.fusion import KEYWORD, SEMANTIC, fuse
 from sharc.ranking.graph import (
     GraphFacts,
@@ -31,9 +33,7 @@ from sharc.ranking.query import (
     QueryKind,
     classify_query,
     covers_words,
-    framed_name,
     query_identifiers,
-    stripped_request,
 )
 from sharc.ranking.records import C, Scored
 from sharc.ranking.settings import DEFAULT_SETTINGS, RankingSettings

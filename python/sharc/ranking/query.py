@@ -37,7 +37,7 @@ _CODE_SHAPE = re.compile(
 _ALL_CAPS = re.compile(r"[A-Z][A-Z0-9]+")
 
 
-def _is_code_shaped(token: str) -> bool:
+def is_code_shaped(token: str) -> bool:
     return bool(_CODE_SHAPE.search(token))
 
 
@@ -46,7 +46,7 @@ def classify_query(query: str) -> QueryKind:
     tokens = query.split()
     if not tokens:
         return QueryKind.NATURAL_LANGUAGE
-    code_shaped = [_is_code_shaped(token) for token in tokens]
+    code_shaped = [is_code_shaped(token) for token in tokens]
     if len(tokens) == 1:
         # Alone, an all-caps word is a constant (`MAX_RETRIES`, `HTTP`); in a sentence it is
         # more often an acronym (`how does the API cache`).
@@ -136,6 +136,14 @@ _TEST_KINDS = frozenset("unit integration e2e end regression snapshot smoke acce
 _TEST_NOUNS = frozenset("test tests spec specs".split())
 
 
+#: Words for the kinds of file a query can leave out (`wants_tests`, `crowds`); not config:
+#: "running without a config file" is a question about that code path.
+EXCLUDABLE_KIND_WORDS = (
+    _TEST_WORDS | _DOCS_WORDS | _EXAMPLE_WORDS
+    | frozenset("vendor vendored generated third-party".split())
+)
+
+
 def wants_tests(query: str) -> bool:
     """The query asks about tests: test, spec, fixture, mock, or an identifier made of them
     (`test_login`). A plain `test(s)` or `spec(s)` asks for tests only where it heads what is
@@ -173,123 +181,6 @@ def wants_config(query: str) -> bool:
     return not _CONFIG_WORDS.isdisjoint(_words(query))
 
 
-#: Words that ask for a name's definition: "where is `parse` defined", "the Router class".
-_DEFINITION_WORDS = frozenset(
-    """class declaration declarations declare declared declares def define defined defines
-    definition definitions enum fn func function implement implementation implementations
-    implemented implements interface macro method module namespace protocol record struct
-    trait type""".split()
-)
-#: The other words of a question about one name that say nothing of which code it means.
-#: Words that ask for something else (`used`, `calls`, `tests`, `example`) are not here: a
-#: question holding one of them is not about the definition alone.
-_FRAMING_WORDS = _DEFINITION_WORDS | frozenset(
-    """a an code describe did do does explain find for how in is it its live lives locate
-    located look me of please search show source that the these this those up was were what
-    what's where where's which who why work works""".split()
-)
-_NAME = re.compile(r"[\w:.#\\()-]*[A-Za-z_][\w:.#\\()-]*")
-_QUOTES = "`'\""
-
-
-#: How a request for code opens ("find the code that", "show me the functions for", "where is
-#: the logic handling") and closes ("in this repository"): words about the search, not about
-#: the code, which every chunk's vector and many keyword hits share.
-_REQUEST_OPENING = re.compile(
-    r"""^\s*(?:(?:please|can\s+you|could\s+you|i\s+need\s+to|i\s+want\s+to|help\s+me)\s+)*
-    (?:
-        # a request verb, then any word for code: "find the functions that"
-        (?:find|show(?:\s+me)?|locate|search\s+for|look\s+for|get(?:\s+me)?|give\s+me
-            |point\s+me\s+to|where\s+(?:is|are)|where's)\s+
-        (?:(?:all|the|any|some)\s+)?(?:source\s+)?
-        (?:code|logic|functions?|methods?|classes|implementations?|modules?|files?|parts?
-            |places?|snippets?)
-    |
-        # no verb: only the words that mean code ("code that", "the logic for")
-        (?:(?:all|the|any|some)\s+)?(?:source\s+)?(?:code|logic|implementations?)
-    )\s+
-    (?:that|which|responsible\s+for|for|where|handling|dealing\s+with|related\s+to
-        |used\s+(?:for|to)|in\s+charge\s+of|to|of)\s+""",
-    re.IGNORECASE | re.VERBOSE,
-)
-_REQUEST_CLOSING = re.compile(
-    r"\s+(?:in|within|across|of)\s+(?:this|the|our|my)\s+"
-    r"(?:repository|repo|codebase|code\s+base|project)\s*[?.!]*\s*$",
-    re.IGNORECASE,
-)
-#: The repository named as the place or the subject of a question: "in this repo, where
-#: is ...", "where in the code is ...", "how does the codebase handle retries" (-> "handle
-#: retries": at least two words are left).
-_REPOSITORY_MENTION = re.compile(
-    r"""(?:^\s*(?:in|within)\s+(?:this|the|our|my)\s+(?:repository|repo|codebase|code\s+base
-            |project)\s*,?\s+
-        |(?<=\bwhere)\s+in\s+(?:this|the|our|my)\s+(?:source\s+)?(?:code|codebase|code\s+base
-            |repository|repo|project)\b
-        |^\s*how\s+(?:does|do)\s+(?:the|this|our|my)\s+(?:codebase|code\s+base|code|project
-            |repository|repo)\s+(?=\S+\s+\S))""",
-    re.IGNORECASE | re.VERBOSE,
-)
-
-
-#: Words for the kinds of file a query can leave out (`wants_tests`, `crowds`); not config:
-#: "running without a config file" is a question about that code path.
-_KIND_WORDS = (
-    _TEST_WORDS | _DOCS_WORDS | _EXAMPLE_WORDS
-    | frozenset("vendor vendored generated third-party".split())
-)
-#: A clause that leaves a kind of file out: "not the tests", "excluding test files", "without
-#: docs", "skip the examples". It names what is not wanted, so neither an arm nor the
-#: intent (`wants_tests`...) may read it as asked for.
-_NEGATION = (
-    r"\b(?:but\s+)?(?:not|no|without|excluding|exclude|except(?:\s+for)?|ignore|ignoring"
-    r"|skip|skipping|other\s+than|rather\s+than|instead\s+of)\s+"
-    r"(?:(?:the|any|all|in|from|unit|integration)\s+)*"
-    r"(?:" + "|".join(sorted(map(re.escape, _KIND_WORDS), key=len, reverse=True)) + r")"
-    r"(?:\s+(?:files?|code|directories|dirs?|folders?|ones|suites?))?\b"
-)
-#: The clause, or a whole parenthesis holding it ("(look in the source, not the tests)").
-_NEGATED_KIND = re.compile(
-    r"\s*\([^()]*" + _NEGATION + r"[^()]*\)|[,;]?\s*" + _NEGATION, re.IGNORECASE
-)
-
-
-def stripped_request(query: str) -> str:
-    """The query without the words of a request for code around it: "Find the code
-    responsible for retrying failed jobs in this repository" -> "retrying failed jobs", and
-    without a clause that leaves a kind of file out ("retry logic, not the tests" -> "retry
-    logic": the default leaves tests down already). The query itself when that would leave
-    nothing."""
-    stripped = _REPOSITORY_MENTION.sub("", _NEGATED_KIND.sub("", query))
-    stripped = _REQUEST_CLOSING.sub("", _REQUEST_OPENING.sub("", stripped, count=1), count=1)
-    return stripped.strip() or query
-
-
-def framed_name(query: str) -> tuple[str, bool] | None:
-    """The one name a question about its definition asks for, and whether its shape says it
-    is a name: "where is getUserById defined" -> (getUserById, True), "the Router class" ->
-    (Router, False), "how does `parse` work" -> (parse, True). None when the query is not one
-    name framed by such words (`_FRAMING_WORDS`): two names, or a word that asks for
-    something else (`where is Router used`). A name whose shape does not say so (`Router`,
-    `parse`, the `caching` of "how does caching work") is one only if something defines it;
-    the caller looks that up."""
-    framing = False
-    remaining: list[tuple[str, bool]] = []
-    for token in query.split():
-        bare = token.strip("?!.,;:")
-        quoted = len(bare) > 1 and bare[0] in _QUOTES and bare[-1] == bare[0]
-        word = bare.strip(_QUOTES)
-        if not quoted and word.lower().replace("\u2019", "'") in _FRAMING_WORDS:
-            framing = True
-        elif word:
-            remaining.append((word, quoted))
-    if not framing or len(remaining) != 1:
-        return None
-    name, quoted = remaining[0]
-    if not _NAME.fullmatch(name):
-        return None
-    return name, quoted or _is_code_shaped(name)
-
-
 _INSTANCE_MEMBER = re.compile(r"\w#[A-Za-z_]\w*[?!=]?\W*$")
 _SEGMENT_SEPARATOR = re.compile(r"::|->|[.#\\]|(?<=\w):(?=[A-Za-z_])")
 
@@ -303,7 +194,7 @@ def qualified_names(query: str) -> list[tuple[str, ...]]:
     """
     tokens = query.split()
     if len(tokens) > 1:
-        tokens = [token for token in tokens if _is_code_shaped(token)]
+        tokens = [token for token in tokens if is_code_shaped(token)]
     names = []
     for token in tokens:
         cleaned = re.sub(r"\(.*$", "", token.strip("()[]{}<>,;:'\"`?!"))
