@@ -30,6 +30,8 @@ from sharc.ranking.visibility import DefinitionFacts
         ("show me the TaskStore class", ("TaskStore", True)),
         ("where\u2019s getUserById defined", ("getUserById", True)),
         ("search for the Router class", ("Router", False)),
+        ("what methods does TaskStore have", ("TaskStore", True)),
+        ("the constructor of Router", ("Router", False)),
     ],
 )
 def test_the_name_a_question_about_its_definition_asks_for(

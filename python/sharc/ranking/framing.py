@@ -13,18 +13,18 @@ from sharc.ranking.query import EXCLUDABLE_KIND_WORDS, STOPWORDS, is_code_shaped
 
 #: Words that ask for a name's definition: "where is `parse` defined", "the Router class".
 _DEFINITION_WORDS = frozenset(
-    """class declaration declarations declare declared declares def define defined defines
-    definition definitions enum fn func function implement implementation implementations
-    implemented implements interface macro method module namespace protocol record struct
-    trait type""".split()
+    """class classes constructor declaration declarations declare declared declares def
+    define defined defines definition definitions enum fields fn func function functions
+    implement implementation implementations implemented implements interface macro members
+    method methods module namespace protocol record struct trait type""".split()
 )
 #: The other words of a question about one name that say nothing of which code it means.
 #: Words that ask for something else (`used`, `calls`, `tests`, `example`) are not here: a
 #: question holding one of them is not about the definition alone.
 _FRAMING_WORDS = _DEFINITION_WORDS | frozenset(
-    """a an code describe did do does explain find for how in is it its live lives locate
-    located look me of please search show source that the these this those up was were what
-    what's where where's which who why work works""".split()
+    """a an code describe did do does explain find for has have how in is it its live lives
+    locate located look me of please search show source that the these this those up was
+    were what what's where where's which who why work works""".split()
 )
 _NAME = re.compile(r"[\w:.#\\()-]*[A-Za-z_][\w:.#\\()-]*")
 _QUOTES = "`'\""
