@@ -24,7 +24,7 @@ import os
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .errors import IndexCorruptError, IndexLockedError, SharcError
 from .keyword_terms import PART, WHOLE, WORD, query_terms, token_roles, word_forms
@@ -49,6 +49,8 @@ _MAX_TOKEN_CHARS = 100
 
 #: Distinct query tokens beyond this are ignored: a pasted file is not a query.
 _MAX_QUERY_TOKENS = 64
+#: A hit: its id and score first (`search`), its key after them (`search_keyed`).
+_Hit = TypeVar("_Hit", tuple[str, float], tuple[str, float, "int | None"])
 
 _WRITER_HEAP_BYTES = 64_000_000
 
@@ -354,7 +356,9 @@ class KeywordStore:
         keeps paths that start with it (a plain string prefix: `src/` or `src/app.py`).
         """
         searcher, hits = self._hits(query, limit, languages, path_prefix)
-        return [(self._stored_id(searcher, address), float(score)) for score, address in hits]
+        return _same_scores_by_id(
+            [(self._stored_id(searcher, address), float(score)) for score, address in hits]
+        )
 
     def key_scores(
         self,
@@ -386,10 +390,10 @@ class KeywordStore:
         searcher, hits = self._hits(query, limit, languages, path_prefix)
         addresses = [address for _, address in hits]
         keys = self._run(lambda: searcher.fast_field_values("key", addresses)) if hits else []
-        return [
+        return _same_scores_by_id([
             (self._stored_id(searcher, address), float(score), key)
             for (score, address), key in zip(hits, keys)
-        ]
+        ])
 
     def _hits(
         self,
@@ -512,6 +516,13 @@ class KeywordStore:
             (tantivy.Occur.Must, tantivy.Query.const_score_query(query, 0.0)) for query in filters
         )
         return tantivy.Query.boolean_query(clauses)
+
+
+def _same_scores_by_id(hits: list[_Hit]) -> list[_Hit]:
+    """`hits` best first, hits of the same score in id order: tantivy orders them by where
+    their documents lie, which differs between two indexes of the same files built in
+    another order (a resumed or distributed build), and a search must not."""
+    return sorted(hits, key=lambda hit: (-hit[1], hit[0]))
 
 
 def _guarded(directory: Path, action: Callable[[], Any]) -> Any:
