@@ -30,20 +30,21 @@ _NAME = re.compile(r"[\w:.#\\()-]*[A-Za-z_][\w:.#\\()-]*")
 _QUOTES = "`'\""
 
 
-#: How a request for code opens ("find the code that", "show me the functions for", "where is
-#: the logic handling") and closes ("in this repository"): words about the search, not about
-#: the code, which every chunk's vector and many keyword hits share.
+#: Words for a piece of code, as a request names what it is after.
 _CODE_NOUNS = (
     r"(?:code|logic|functions?|methods?|class(?:es)?|implementations?|modules?|files?|parts?"
     r"|places?|snippets?)"
 )
+#: How a request for code opens ("find the code that", "show me the functions for", "where is
+#: the logic handling") and closes ("in this repository"): words about the search, not about
+#: the code, which every chunk's vector and many keyword hits share.
 _REQUEST_OPENING = re.compile(
     r"""^\s*(?:(?:please|can\s+you|could\s+you|i\s+need\s+to|i\s+want\s+to|help\s+me)\s+)*
     (?:
         # a request verb, then any word for code: "find the functions that"
         (?:find|show(?:\s+me)?|locate|search\s+for|look\s+for|get(?:\s+me)?|give\s+me
             |point\s+me\s+to|where\s+(?:is|are)|where's)\s+
-        (?:(?:all|the|any|some)\s+)?(?:source\s+)?""" + _CODE_NOUNS + r"""\s+""" + r"""
+        (?:(?:all|the|any|some)\s+)?(?:source\s+)?""" + _CODE_NOUNS + r"""\s+
         (?:that|which|responsible\s+for|for|where|handling|dealing\s+with|related\s+to
             |used\s+(?:for|to)|in\s+charge\s+of|to|of)
     |
