@@ -134,6 +134,7 @@ def test_the_arms_are_asked_the_name_when_something_defines_it() -> None:
         ("Where in the code is the retry delay computed?", "Where is the retry delay computed?"),
         ("In this repo, where is the retry delay computed?", "where is the retry delay computed?"),
         ("how does the app start", "how does the app start"),
+        ("I am looking for where retries are scheduled", "retries are scheduled"),
         # Which part holds it, and a sentence that only asks.
         ("Which file contains the retry delay?", "the retry delay?"),
         ("What module handles retries?", "retries?"),

@@ -53,6 +53,9 @@ _REQUEST_OPENING = re.compile(
         (?:that|which|responsible\s+for|for|where|handling|dealing\s+with|related\s+to
             |used\s+(?:for|to)|in\s+charge\s+of|to|of)
     |
+        # the asker's search: "I am looking for where", "I'm trying to find how"
+        (?:i\s+am|i'm|we\s+are|we're)\s+(?:looking\s+for|trying\s+to\s+find)(?:\s+where)?
+    |
         # which part holds it: "which file contains", "what module handles"
         (?:which|what)\s+""" + _CODE_NOUNS + r"""\s+
         (?:contains?|has|have|holds?|handles?|implements?|defines?|does|do
