@@ -59,6 +59,19 @@ def test_a_question_about_one_names_definition_ranks_as_the_name(built: Index) -
     assert built.search("where is TaskStore used", limit=5).query_kind == "mixed"
 
 
+def test_a_name_typed_in_lower_case_finds_its_definition(built: Index) -> None:
+    # The arms read names without case; the definition is looked up as the code spells it.
+    for query in ("taskstore", "where is taskstore defined", "the newqueue function"):
+        assert _top(built, query) == _top(built, query.replace("taskstore", "TaskStore")
+                                           .replace("newqueue", "NewQueue")), query
+    assert _top(built, "taskstore") == "TaskStore"
+    assert built.search("where is taskstore defined", limit=5).query_kind == "identifier"
+    # A name typed with a capital means that case: nothing defines `Taskstore` as typed.
+    assert built.search("where is Taskstore defined", limit=5).query_kind != "identifier"
+    # A word nothing defines in any case stays a question.
+    assert built.search("how does caching work", limit=5).query_kind != "identifier"
+
+
 def test_filters_and_modes(built: Index) -> None:
     go_only = built.search("push a message on the queue", languages=["go"], limit=5)
     assert go_only and all(r.language == "go" for r in go_only)

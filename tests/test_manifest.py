@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from pathlib import Path
 
@@ -157,4 +158,32 @@ def test_places_and_defining_ids_are_read_without_the_code(tmp_path: Path) -> No
     assert [(p.key, p.vector_key) for p in places[:2]] == [(1000, "vk0"), (1001, "vk1")]
     assert len(places) == 1200 and places[5].start_line == 51
     assert sorted(manifest.embeddable_keys().tolist()) == [r.key for r in records]
+    manifest.close()
+
+
+def test_a_name_is_found_as_the_code_spells_it_in_any_case(tmp_path: Path) -> None:
+    def named(index: int, symbol: str, suffix: str = "") -> ChunkRecord:
+        return dataclasses.replace(
+            _record(index, f"class {symbol}: pass"),
+            id=f"src/mod.py::{symbol}{suffix}{index}", symbol=symbol,
+        )
+
+    manifest = Manifest(tmp_path / "manifest.sqlite", writable=True)
+    manifest.put_chunks([
+        named(0, "ShortByteString"), named(1, "ShortByteString"), named(2, "shortByteString"),
+        named(3, "job"), named(4, "Job"), named(5, "Part", "#part"),
+    ])
+    manifest.commit()
+    # The spelling most definitions use; the name itself where one spells it so.
+    assert manifest.defined_spelling("shortbytestring") == "ShortByteString"
+    assert manifest.defined_spelling("shortByteString") == "shortByteString"
+    assert manifest.defined_spelling("JOB") in {"job", "Job"}
+    assert manifest.defined_spelling("job") == "job" and manifest.defined_spelling("Job") == "Job"
+    # A later part of a split definition is not one; a name nothing defines has no spelling.
+    assert manifest.defined_spelling("part") is None
+    assert manifest.defined_spelling("nothing") is None
+    plan = sqlite3.connect(tmp_path / "manifest.sqlite").execute(
+        "EXPLAIN QUERY PLAN SELECT symbol FROM chunks WHERE symbol = ? COLLATE NOCASE", ("x",)
+    ).fetchall()
+    assert "chunks_symbol_nocase" in str(plan)  # looked up, not scanned
     manifest.close()

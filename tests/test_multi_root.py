@@ -54,7 +54,9 @@ def _hits(response: sharc.index.SearchResponse) -> list[tuple[str, str, float]]:
 
 
 @pytest.mark.parametrize("mode", ["hybrid", "semantic", "keyword"])
-@pytest.mark.parametrize("query", ["hash a password with a salt", "TaskStore", "sort_for_display"])
+@pytest.mark.parametrize(
+    "query", ["hash a password with a salt", "TaskStore", "sort_for_display", "where is taskstore defined"]
+)
 def test_one_index_ranks_as_it_does_alone(roots: dict[str, Index], query: str, mode: str) -> None:
     alone = roots["full"].search(query, mode=mode, limit=8)  # type: ignore[arg-type]
     many = sharc.search_many([roots["full"]], query, mode=mode, limit=8)  # type: ignore[arg-type]
@@ -95,6 +97,9 @@ def test_each_root_answers_what_only_it_holds(roots: dict[str, Index]) -> None:
     many = sharc.search_many([full, partial], "invoice_total", limit=3)
     assert (many[0].root, many[0].symbol) == (str(partial.root), "invoice_total")  # type: ignore[attr-defined]
     assert many[0].location == "taskboard/invoices.py:1-4"
+    # A name in another case is looked up in every root.
+    many = sharc.search_many([full, partial], "where is taskstore defined", limit=3)
+    assert many.query_kind == "identifier" and many[0].symbol == "TaskStore"
 
 
 def test_filters_apply_in_every_root(roots: dict[str, Index]) -> None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import pytest
 from sharc.ranking import KEYWORD, SEMANTIC, QueryKind, rank
 from sharc.ranking.framing import framed_name, stripped_request
+from sharc.ranking.query import respelled
 from sharc.ranking.visibility import DefinitionFacts
 
 
@@ -92,6 +93,51 @@ _RECORDS = {
 
 def _read(ids: Sequence[str]) -> dict[str, _Record]:
     return {i: _RECORDS[i] for i in ids if i in _RECORDS}
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("shortbytestring", ("ShortByteString", True)),
+        ("sidekiq::job", ("Sidekiq::Job", True)),
+        ("server.listen", ("Server.listen", True)),
+        ("Worker", ("Worker", False)),  # a capital means that case: only `worker` is defined
+        ("Server", ("Server", True)),
+        ("missing", ("missing", False)),
+        ("sidekiq::missing", ("Sidekiq::missing", False)),
+        ("parse()", ("parse()", False)),
+    ],
+)
+def test_names_typed_in_lower_case_are_respelled_segment_by_segment(
+    name: str, expected: tuple[str, bool]
+) -> None:
+    defined = ["ShortByteString", "Sidekiq", "Job", "worker", "Server", "listen", "parse"]
+
+    def spelling(segment: str) -> str | None:  # as `Manifest.defined_spelling` answers
+        same = [d for d in defined if d.lower() == segment.lower()]
+        return segment if segment in same else next(iter(same), None)
+
+    assert respelled(name, spelling) == expected
+
+
+def test_a_name_in_another_case_is_asked_as_the_code_spells_it() -> None:
+    asked: list[str] = []
+
+    def arm(query: str, depth: int) -> list[tuple[str, float]]:
+        asked.append(query)
+        return [("src/Router.py::Router", 0.5)]
+
+    arms = {KEYWORD: arm, SEMANTIC: arm}
+    spelled = {"router": "Router"}.get
+    for query in ("where is router defined?", "router", "`router`"):
+        asked.clear()
+        rank(query, arms, _read, spelled=spelled)
+        assert set(asked) == {"Router"}, query
+    # A question in words, and a word nothing defines, are searched as asked.
+    for query in ("how are routes registered", "where is caching defined"):
+        asked.clear()
+        rank(query, arms, _read, spelled=spelled)
+        assert set(asked) == {query}
 
 
 def test_the_arms_are_asked_the_name_when_something_defines_it() -> None:

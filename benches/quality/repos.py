@@ -70,6 +70,11 @@ FRAMINGS = (
     "where is {name} defined", "the {name} definition", "implementation of {name}",
     "how does {name} work",
 )
+#: Each symbol question whose name has a capital asked again with the name typed in lower
+#: case (`shortbytestring`, "where is shortbytestring defined"), as people type names they
+#: half remember; fixed on 2026-12-05 before sharc was measured on them. Reported as
+#: definition at 1 over those questions in both forms.
+LOWER_CASE = ("{lower}", "where is {lower} defined")
 
 
 @dataclass(frozen=True)
@@ -246,6 +251,8 @@ class RepoRun:
     scores: dict[str, dict[str, Score]] = field(default_factory=dict)  # mode -> query id -> score
     #: mode -> symbol query id -> its score in each of `FRAMINGS`
     framed: dict[str, dict[str, list[Score]]] = field(default_factory=dict)
+    #: mode -> symbol query id (a name with a capital) -> its score in each of `LOWER_CASE`
+    lowered: dict[str, dict[str, list[Score]]] = field(default_factory=dict)
     search_ms: dict[str, float] = field(default_factory=dict)
 
 
@@ -279,6 +286,14 @@ def run_repo(repo: Repo, modes: Sequence[str], index_cache: Path, *, rechunk: bo
                 for framing in FRAMINGS
             ]
             for q in repo.queries if q.category == "symbol"
+        }
+        run.lowered[mode] = {
+            q.id: [
+                score(q, list(index.search(form.format(lower=q.text.lower()), limit=DEPTH,
+                                           **options)))
+                for form in LOWER_CASE
+            ]
+            for q in repo.queries if q.category == "symbol" and q.text.lower() != q.text
         }
     return run
 
@@ -348,6 +363,7 @@ def summarize(runs: Sequence[RepoRun], mode: str) -> dict[str, Any]:
                             for qid, s in run.scores[mode].items()
                             if qid in duplicates and s.definition_at_1 is not None]
     framed = [s for run in runs for scores in run.framed.get(mode, {}).values() for s in scores]
+    lowered = [s for run in runs for scores in run.lowered.get(mode, {}).values() for s in scores]
     languages = sorted({run.repo.language for run in runs})
     return {
         "repositories": len(runs),
@@ -365,6 +381,9 @@ def summarize(runs: Sequence[RepoRun], mode: str) -> dict[str, Any]:
             [s.definition_at_1 for s in framed if s.definition_at_1 is not None]
         ),
         "file_ndcg_framed": _mean([s.file_ndcg for s in framed]),
+        "definition_at_1_lower": _mean(
+            [s.definition_at_1 for s in lowered if s.definition_at_1 is not None]
+        ),
         "search_ms": round(sum(r.search_ms[mode] for r in runs) / len(runs), 2),
     }
 
@@ -438,6 +457,15 @@ def against_baseline(result: dict[str, Any], baseline: dict[str, Any]) -> dict[s
             entry["definition_at_1_framed"] = [
                 round(x, 2) for x in metrics.paired_bootstrap(*zip(*pairs))
             ]
+        pairs = [(now["hybrid"]["lower_definition_at_1"],
+                  before[qid]["hybrid"]["lower_definition_at_1"])
+                 for qid, now in shared
+                 if "lower_definition_at_1" in before[qid]["hybrid"]
+                 and "lower_definition_at_1" in now["hybrid"]]
+        if pairs:
+            entry["definition_at_1_lower"] = [
+                round(x, 2) for x in metrics.paired_bootstrap(*zip(*pairs))
+            ]
         out["splits"][split] = entry
     return out
 
@@ -479,6 +507,11 @@ def _query_json(run: RepoRun, mode: str, query_id: str) -> dict[str, Any]:
         entry["framed_definition_at_1"] = round(
             sum(s.definition_at_1 or 0.0 for s in framed) / len(framed), 4
         )
+    lowered = run.lowered.get(mode, {}).get(query_id)
+    if lowered:
+        entry["lower_definition_at_1"] = round(
+            sum(s.definition_at_1 or 0.0 for s in lowered) / len(lowered), 4
+        )
     return entry
 
 
@@ -493,7 +526,8 @@ def print_summary(result: dict[str, Any]) -> None:
                   f" {overall['chunk_ndcg']:5.1f} shown {overall['shown_ndcg']:5.1f} | {cats} | def@1"
                   f" {summary['definition_at_1']:5.1f} (names defined more than once"
                   f" {summary['definition_at_1_duplicate']:5.1f}; asked in words"
-                  f" {summary['definition_at_1_framed']:5.1f})")
+                  f" {summary['definition_at_1_framed']:5.1f}; typed in lower case"
+                  f" {summary['definition_at_1_lower']:5.1f})")
         for name, per_category in entry["hybrid_vs_arms"].items():
             print(f"{split:4} {name}: " + "  ".join(
                 f"{c} {m:+.1f} [{lo:+.1f}, {hi:+.1f}]" for c, (m, lo, hi) in per_category.items()

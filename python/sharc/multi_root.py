@@ -158,6 +158,7 @@ def _search(
         defines=_definition_finder(manifests), unseen=unseen,
         read_text=_text_reader(manifests),
         files=_file_evidence(indexes, mode, filters),
+        spelled=_spelling_finder(manifests),
     )
     top = ranked.candidates[:limit]
     wanted: dict[int, list[str]] = {}
@@ -393,6 +394,19 @@ def _definition_finder(
         }
 
     return defines
+
+
+def _spelling_finder(manifests: list[Manifest]) -> Callable[[str], str | None]:
+    """Ranking's spelling finder over every index: the name itself where any index defines
+    it so spelled, else the first index's other spelling of it."""
+
+    def spelled(name: str) -> str | None:
+        spellings = [manifest.defined_spelling(name) for manifest in manifests]
+        if name in spellings:
+            return name
+        return next((spelling for spelling in spellings if spelling is not None), None)
+
+    return spelled
 
 
 def _tagged(number: int, chunk_id: str) -> str:

@@ -202,6 +202,9 @@ class Manifest:
     def definitions_named(self, names: Sequence[str]) -> list[DefinitionRow]:
         return self._graph.definitions_named(names)
 
+    def defined_spelling(self, name: str) -> str | None:
+        return self._graph.defined_spelling(name)
+
     def definitions_among(
         self, chunk_ids: Sequence[str], names: Sequence[str]
     ) -> list[tuple[str, str, str, str, str]]:

@@ -137,6 +137,18 @@ class GraphTables:
         found.sort(key=lambda row: (row.path, row.start_line, row.chunk_id))
         return found
 
+    def defined_spelling(self, name: str) -> str | None:
+        """The spelling the code defines `name` with, matched in any (ASCII) case: `name`
+        itself where a definition spells it so, else the spelling most definitions use
+        (`ShortByteString` for `shortbytestring`); None where nothing defines it."""
+        row = self._db.connection().execute(
+            "SELECT symbol FROM chunks WHERE symbol = ? COLLATE NOCASE"
+            " AND id NOT LIKE '%#part%' GROUP BY symbol"
+            " ORDER BY symbol = ? DESC, count(*) DESC, symbol LIMIT 1",
+            (name, name),
+        ).fetchone()
+        return row[0] if row else None
+
     def definitions_among(
         self, chunk_ids: Sequence[str], names: Sequence[str]
     ) -> list[tuple[str, str, str, str, str]]:

@@ -71,6 +71,7 @@ CREATE TABLE IF NOT EXISTS refs (
 CREATE INDEX IF NOT EXISTS refs_name ON refs (name);
 CREATE INDEX IF NOT EXISTS refs_chunk ON refs (chunk_key);
 CREATE INDEX IF NOT EXISTS chunks_symbol ON chunks (symbol);
+CREATE INDEX IF NOT EXISTS chunks_symbol_nocase ON chunks (symbol COLLATE NOCASE);
 """
 #: The `references` meta value of a manifest whose `refs` table holds every file's references,
 #: read by this version of the extractor (`sharc._core.references_version`). Manifests from

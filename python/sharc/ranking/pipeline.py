@@ -33,7 +33,9 @@ from sharc.ranking.query import (
     QueryKind,
     classify_query,
     covers_words,
+    qualified_names,
     query_identifiers,
+    respelled,
 )
 from sharc.ranking.records import C, Scored
 from sharc.ranking.settings import DEFAULT_SETTINGS, RankingSettings
@@ -59,6 +61,10 @@ DefinitionFinder = Callable[..., Mapping[str, DefinitionFacts]]
 #: `(query, paths) -> {path: share}`: how well each candidate file's whole text matches the
 #: query, relative to the best file's (0-1; `sharc.file_keywords`).
 FileEvidence = Callable[[str, Collection[str]], Mapping[str, float]]
+#: `name -> spelling`: the spelling the code defines a name with, matched in any case
+#: (`ShortByteString` for `shortbytestring`; the name itself where the code spells it so),
+#: None where nothing defines it.
+SpellingFinder = Callable[[str], str | None]
 
 
 @dataclass(frozen=True)
@@ -91,15 +97,17 @@ def rank(
     unseen: UnseenFinder | None = None,
     read_text: TextReader | None = None,
     files: FileEvidence | None = None,
+    spelled: SpellingFinder | None = None,
 ) -> Ranking[C]:
     """Every stage in order over the candidates of `arms`; `accepts` filters records; the
     graph neighbour stage reads `graph` (without it, the stage is off); `defines` spares a
     one-name query reading every candidate (see `rank_hits`); `unseen` names the keyword
     hits the vectors never judged; `read_text` reads the keyword arm's best hit; `files`
-    scores candidate files by their whole text (without it, that lift is off)."""
+    scores candidate files by their whole text (without it, that lift is off); `spelled`
+    finds a name asked for in another case (without it, names match in their case only)."""
     depth = candidate_depth(limit, accepts is not None, settings.candidates)
     query = stripped_request(query)
-    query = asked_name(query, defines) or query
+    query = asked_name(query, defines, spelled) or query
 
     def ranked_from(hits: Mapping[str, Sequence[tuple[str, float]]]) -> Ranking[C]:
         return rank_hits(
@@ -117,15 +125,26 @@ def rank(
     return ranked_from(_uncrowded_hits(query, arms, read, depth, intent, settings))
 
 
-def asked_name(query: str, defines: DefinitionFinder | None) -> str | None:
+def asked_name(
+    query: str, defines: DefinitionFinder | None, spelled: SpellingFinder | None = None
+) -> str | None:
     """The name a question about one definition asks for ("where is `Router` defined", "the
     Router class"; `framed_name`): searched as that name alone, such a question ranks what a
     search for the name ranks, its definitions first. A name whose shape does not say so
-    (`Router`, `parse`) counts only where something defines it."""
+    (`Router`, `parse`) counts only where something defines it. With `spelled`, a name asked
+    for in another case than the code's ("where is shortbytestring defined", or the query
+    `sidekiq::job` alone) is searched as the code spells it."""
     framed = framed_name(query)
     if framed is None:
-        return None
+        bare = query.strip().strip("`'\"")
+        if spelled is None or len(bare.split()) != 1 or len(qualified_names(bare)) != 1:
+            return None
+        spelling, _ = respelled(bare, spelled)
+        return spelling if spelling != bare else None
     name, shaped = framed
+    if spelled is not None:
+        spelling, defined = respelled(name, spelled)
+        return spelling if defined or shaped else None
     if shaped:
         return name
     if defines is None or not defines([], query_identifiers(name)):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sharc.stems import english_stem
@@ -182,6 +183,7 @@ def wants_config(query: str) -> bool:
 
 
 _INSTANCE_MEMBER = re.compile(r"\w#[A-Za-z_]\w*[?!=]?\W*$")
+_SEGMENT = re.compile(r"\w+")
 _SEGMENT_SEPARATOR = re.compile(r"::|->|[.#\\]|(?<=\w):(?=[A-Za-z_])")
 
 
@@ -202,6 +204,25 @@ def qualified_names(query: str) -> list[tuple[str, ...]]:
         if segments and all(re.fullmatch(r"\w+", s) for s in segments):
             names.append(segments)
     return names
+
+
+def respelled(name: str, spelling: Callable[[str], str | None]) -> tuple[str, bool]:
+    """`name` with each segment typed in lower case as `spelling` gives it (kept where it
+    gives None, or where it is not a word: `parse()`), and whether its last segment is
+    defined: `sidekiq::job` -> (`Sidekiq::Job`, True). A segment with a capital is kept as
+    typed, and is defined only as typed: whoever wrote `Job` meant that case, not `job`."""
+    parts = re.split(f"({_SEGMENT_SEPARATOR.pattern})", name)
+    defined = False
+    for position in range(0, len(parts), 2):
+        segment = parts[position]
+        if not _SEGMENT.fullmatch(segment):
+            defined = False
+            continue
+        spelled = spelling(segment)
+        if segment.islower() and spelled is not None:
+            parts[position] = spelled
+        defined = spelled is not None and (segment.islower() or spelled == segment)
+    return "".join(parts), defined
 
 
 def query_identifiers(query: str) -> list[str]:
