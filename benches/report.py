@@ -140,8 +140,8 @@ def _repo_columns(summaries: list[Summary], detailed: bool) -> list[tuple[str, C
                 ("definition at 1, names defined more than once",
                  lambda s: s.get("definition_at_1_duplicate")),
                 ("definition at 1, asked in words", lambda s: s.get("definition_at_1_framed")),
-                ("definition at 1, typed in lower case",
-                 lambda s: s.get("definition_at_1_lower"))]
+                ("definition at 1, typed in another case or convention",
+                 lambda s: s.get("definition_at_1_retyped"))]
     if detailed:
         columns.append(("ms/query", lambda s: s.get("search_ms")))
     return [(name, value) for name, value in columns
@@ -246,7 +246,7 @@ BASELINE_METRICS = (
     ("definition_at_1", "definition at 1"),
     ("definition_at_1_duplicate", "definition at 1 of names defined more than once"),
     ("definition_at_1_framed", "definition at 1 asked in words"),
-    ("definition_at_1_lower", "definition at 1 typed in lower case"),
+    ("definition_at_1_retyped", "definition at 1 typed in another case or convention"),
 )
 
 

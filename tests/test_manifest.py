@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from sharc.manifest import ChunkRecord, Manifest
+from sharc.manifest.schema import FOLDED_SYMBOL
 
 
 def _record(index: int, code: str) -> ChunkRecord:
@@ -171,7 +172,7 @@ def test_a_name_is_found_as_the_code_spells_it_in_any_case(tmp_path: Path) -> No
     manifest = Manifest(tmp_path / "manifest.sqlite", writable=True)
     manifest.put_chunks([
         named(0, "ShortByteString"), named(1, "ShortByteString"), named(2, "shortByteString"),
-        named(3, "job"), named(4, "Job"), named(5, "Part", "#part"),
+        named(3, "job"), named(4, "Job"), named(5, "Part", "#part"), named(6, "parse_git_dirty"),
     ])
     manifest.commit()
     # The spelling most definitions use; the name itself where one spells it so.
@@ -179,11 +180,14 @@ def test_a_name_is_found_as_the_code_spells_it_in_any_case(tmp_path: Path) -> No
     assert manifest.defined_spelling("shortByteString") == "shortByteString"
     assert manifest.defined_spelling("JOB") in {"job", "Job"}
     assert manifest.defined_spelling("job") == "job" and manifest.defined_spelling("Job") == "Job"
+    # Another convention: underscores or none.
+    assert manifest.defined_spelling("short_byte_string") == "ShortByteString"
+    assert manifest.defined_spelling("parseGitDirty") == "parse_git_dirty"
     # A later part of a split definition is not one; a name nothing defines has no spelling.
     assert manifest.defined_spelling("part") is None
     assert manifest.defined_spelling("nothing") is None
     plan = sqlite3.connect(tmp_path / "manifest.sqlite").execute(
-        "EXPLAIN QUERY PLAN SELECT symbol FROM chunks WHERE symbol = ? COLLATE NOCASE", ("x",)
+        f"EXPLAIN QUERY PLAN SELECT symbol FROM chunks WHERE {FOLDED_SYMBOL} = ?", ("x",)
     ).fetchall()
-    assert "chunks_symbol_nocase" in str(plan)  # looked up, not scanned
+    assert "chunks_symbol_folded" in str(plan)  # looked up, not scanned
     manifest.close()

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pytest
+from sharc.manifest.schema import folded_name
 from sharc.ranking import KEYWORD, SEMANTIC, QueryKind, rank
 from sharc.ranking.framing import framed_name, stripped_request
 from sharc.ranking.query import respelled
@@ -106,15 +107,19 @@ def _read(ids: Sequence[str]) -> dict[str, _Record]:
         ("missing", ("missing", False)),
         ("sidekiq::missing", ("Sidekiq::missing", False)),
         ("parse()", ("parse()", False)),
+        ("short_byte_string", ("ShortByteString", True)),  # another convention
+        ("parseGitDirty", ("parse_git_dirty", True)),
+        ("ParseGitDirty", ("ParseGitDirty", False)),  # a capital: as typed, a type's name
     ],
 )
 def test_names_typed_in_lower_case_are_respelled_segment_by_segment(
     name: str, expected: tuple[str, bool]
 ) -> None:
-    defined = ["ShortByteString", "Sidekiq", "Job", "worker", "Server", "listen", "parse"]
+    defined = ["ShortByteString", "Sidekiq", "Job", "worker", "Server", "listen", "parse",
+               "parse_git_dirty"]
 
     def spelling(segment: str) -> str | None:  # as `Manifest.defined_spelling` answers
-        same = [d for d in defined if d.lower() == segment.lower()]
+        same = [d for d in defined if folded_name(d) == folded_name(segment)]
         return segment if segment in same else next(iter(same), None)
 
     assert respelled(name, spelling) == expected

@@ -37,6 +37,7 @@ import argparse
 import datetime as dt
 import json
 import math
+import re
 import sys
 import tarfile
 import time
@@ -70,11 +71,27 @@ FRAMINGS = (
     "where is {name} defined", "the {name} definition", "implementation of {name}",
     "how does {name} work",
 )
-#: Each symbol question whose name has a capital asked again with the name typed in lower
-#: case (`shortbytestring`, "where is shortbytestring defined"), as people type names they
-#: half remember; fixed on 2026-12-05 before sharc was measured on them. Reported as
-#: definition at 1 over those questions in both forms.
+#: Each symbol question's name typed otherwise, as people type names they half remember or
+#: carry over from another language (`retyped`): in lower case (`shortbytestring`, "where is
+#: shortbytestring defined") and in the other convention (`short_byte_string` for
+#: `ShortByteString`, `parseGitDirty` for `parse_git_dirty`); fixed on 2026-12-05 before
+#: sharc was measured on them. Reported as definition at 1 over every such form.
 LOWER_CASE = ("{lower}", "where is {lower} defined")
+
+
+def retyped(name: str) -> list[str]:
+    """The forms of a symbol question's name typed otherwise (`LOWER_CASE`, and the other
+    convention of a one-word name with humps or underscores)."""
+    forms = []
+    if name.lower() != name:
+        forms = [form.format(lower=name.lower()) for form in LOWER_CASE]
+    if re.fullmatch(r"[A-Za-z]\w*", name):
+        if re.search(r"[a-z0-9][A-Z]", name):
+            forms.append(re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower())
+        elif "_" in name.strip("_"):
+            head, *rest = name.split("_")
+            forms.append(head + "".join(part[:1].upper() + part[1:] for part in rest))
+    return forms
 
 
 @dataclass(frozen=True)
@@ -251,8 +268,8 @@ class RepoRun:
     scores: dict[str, dict[str, Score]] = field(default_factory=dict)  # mode -> query id -> score
     #: mode -> symbol query id -> its score in each of `FRAMINGS`
     framed: dict[str, dict[str, list[Score]]] = field(default_factory=dict)
-    #: mode -> symbol query id (a name with a capital) -> its score in each of `LOWER_CASE`
-    lowered: dict[str, dict[str, list[Score]]] = field(default_factory=dict)
+    #: mode -> symbol query id -> its score in each of its `retyped` forms
+    retyped: dict[str, dict[str, list[Score]]] = field(default_factory=dict)
     search_ms: dict[str, float] = field(default_factory=dict)
 
 
@@ -287,13 +304,10 @@ def run_repo(repo: Repo, modes: Sequence[str], index_cache: Path, *, rechunk: bo
             ]
             for q in repo.queries if q.category == "symbol"
         }
-        run.lowered[mode] = {
-            q.id: [
-                score(q, list(index.search(form.format(lower=q.text.lower()), limit=DEPTH,
-                                           **options)))
-                for form in LOWER_CASE
-            ]
-            for q in repo.queries if q.category == "symbol" and q.text.lower() != q.text
+        run.retyped[mode] = {
+            q.id: [score(q, list(index.search(form, limit=DEPTH, **options)))
+                   for form in retyped(q.text)]
+            for q in repo.queries if q.category == "symbol" and retyped(q.text)
         }
     return run
 
@@ -363,7 +377,9 @@ def summarize(runs: Sequence[RepoRun], mode: str) -> dict[str, Any]:
                             for qid, s in run.scores[mode].items()
                             if qid in duplicates and s.definition_at_1 is not None]
     framed = [s for run in runs for scores in run.framed.get(mode, {}).values() for s in scores]
-    lowered = [s for run in runs for scores in run.lowered.get(mode, {}).values() for s in scores]
+    retyped_scores = [
+        s for run in runs for scores in run.retyped.get(mode, {}).values() for s in scores
+    ]
     languages = sorted({run.repo.language for run in runs})
     return {
         "repositories": len(runs),
@@ -381,8 +397,8 @@ def summarize(runs: Sequence[RepoRun], mode: str) -> dict[str, Any]:
             [s.definition_at_1 for s in framed if s.definition_at_1 is not None]
         ),
         "file_ndcg_framed": _mean([s.file_ndcg for s in framed]),
-        "definition_at_1_lower": _mean(
-            [s.definition_at_1 for s in lowered if s.definition_at_1 is not None]
+        "definition_at_1_retyped": _mean(
+            [s.definition_at_1 for s in retyped_scores if s.definition_at_1 is not None]
         ),
         "search_ms": round(sum(r.search_ms[mode] for r in runs) / len(runs), 2),
     }
@@ -457,13 +473,13 @@ def against_baseline(result: dict[str, Any], baseline: dict[str, Any]) -> dict[s
             entry["definition_at_1_framed"] = [
                 round(x, 2) for x in metrics.paired_bootstrap(*zip(*pairs))
             ]
-        pairs = [(now["hybrid"]["lower_definition_at_1"],
-                  before[qid]["hybrid"]["lower_definition_at_1"])
+        pairs = [(now["hybrid"]["retyped_definition_at_1"],
+                  before[qid]["hybrid"]["retyped_definition_at_1"])
                  for qid, now in shared
-                 if "lower_definition_at_1" in before[qid]["hybrid"]
-                 and "lower_definition_at_1" in now["hybrid"]]
+                 if "retyped_definition_at_1" in before[qid]["hybrid"]
+                 and "retyped_definition_at_1" in now["hybrid"]]
         if pairs:
-            entry["definition_at_1_lower"] = [
+            entry["definition_at_1_retyped"] = [
                 round(x, 2) for x in metrics.paired_bootstrap(*zip(*pairs))
             ]
         out["splits"][split] = entry
@@ -507,10 +523,10 @@ def _query_json(run: RepoRun, mode: str, query_id: str) -> dict[str, Any]:
         entry["framed_definition_at_1"] = round(
             sum(s.definition_at_1 or 0.0 for s in framed) / len(framed), 4
         )
-    lowered = run.lowered.get(mode, {}).get(query_id)
-    if lowered:
-        entry["lower_definition_at_1"] = round(
-            sum(s.definition_at_1 or 0.0 for s in lowered) / len(lowered), 4
+    retyped_scores = run.retyped.get(mode, {}).get(query_id)
+    if retyped_scores:
+        entry["retyped_definition_at_1"] = round(
+            sum(s.definition_at_1 or 0.0 for s in retyped_scores) / len(retyped_scores), 4
         )
     return entry
 
@@ -526,8 +542,8 @@ def print_summary(result: dict[str, Any]) -> None:
                   f" {overall['chunk_ndcg']:5.1f} shown {overall['shown_ndcg']:5.1f} | {cats} | def@1"
                   f" {summary['definition_at_1']:5.1f} (names defined more than once"
                   f" {summary['definition_at_1_duplicate']:5.1f}; asked in words"
-                  f" {summary['definition_at_1_framed']:5.1f}; typed in lower case"
-                  f" {summary['definition_at_1_lower']:5.1f})")
+                  f" {summary['definition_at_1_framed']:5.1f}; typed otherwise"
+                  f" {summary['definition_at_1_retyped']:5.1f})")
         for name, per_category in entry["hybrid_vs_arms"].items():
             print(f"{split:4} {name}: " + "  ".join(
                 f"{c} {m:+.1f} [{lo:+.1f}, {hi:+.1f}]" for c, (m, lo, hi) in per_category.items()

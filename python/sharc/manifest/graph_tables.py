@@ -14,7 +14,13 @@ from sharc.manifest.records import (
     _batches,
     _inflated,
 )
-from sharc.manifest.schema import CHUNKER_VERSION, REFERENCES_VERSION, Database
+from sharc.manifest.schema import (
+    CHUNKER_VERSION,
+    FOLDED_SYMBOL,
+    REFERENCES_VERSION,
+    Database,
+    folded_name,
+)
 
 if TYPE_CHECKING:
     pass
@@ -138,14 +144,15 @@ class GraphTables:
         return found
 
     def defined_spelling(self, name: str) -> str | None:
-        """The spelling the code defines `name` with, matched in any (ASCII) case: `name`
-        itself where a definition spells it so, else the spelling most definitions use
-        (`ShortByteString` for `shortbytestring`); None where nothing defines it."""
+        """The spelling the code defines `name` with, matched in any (ASCII) case and with or
+        without underscores: `name` itself where a definition spells it so, else one that
+        differs only in case, else the spelling most definitions use (`ShortByteString` for
+        `shortbytestring` or `short_byte_string`); None where nothing defines it."""
         row = self._db.connection().execute(
-            "SELECT symbol FROM chunks WHERE symbol = ? COLLATE NOCASE"
+            f"SELECT symbol FROM chunks WHERE {FOLDED_SYMBOL} = ?"
             " AND id NOT LIKE '%#part%' GROUP BY symbol"
-            " ORDER BY symbol = ? DESC, count(*) DESC, symbol LIMIT 1",
-            (name, name),
+            " ORDER BY symbol = ? DESC, lower(symbol) = ? DESC, count(*) DESC, symbol LIMIT 1",
+            (folded_name(name), name, name.lower()),
         ).fetchone()
         return row[0] if row else None
 

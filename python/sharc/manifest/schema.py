@@ -71,8 +71,17 @@ CREATE TABLE IF NOT EXISTS refs (
 CREATE INDEX IF NOT EXISTS refs_name ON refs (name);
 CREATE INDEX IF NOT EXISTS refs_chunk ON refs (chunk_key);
 CREATE INDEX IF NOT EXISTS chunks_symbol ON chunks (symbol);
-CREATE INDEX IF NOT EXISTS chunks_symbol_nocase ON chunks (symbol COLLATE NOCASE);
+CREATE INDEX IF NOT EXISTS chunks_symbol_folded ON chunks (replace(lower(symbol), '_', ''));
 """
+#: A chunk's symbol folded as `folded_name` folds a name: how a name typed in another case or
+#: convention (`short_byte_string` for `ShortByteString`) finds its definitions; the
+#: `chunks_symbol_folded` index serves lookups written with this very expression.
+FOLDED_SYMBOL = "replace(lower(symbol), '_', '')"
+
+
+def folded_name(name: str) -> str:
+    """`name` in lower case (ASCII, as SQLite's `lower`) without underscores."""
+    return "".join(c.lower() if c.isascii() else c for c in name).replace("_", "")
 #: The `references` meta value of a manifest whose `refs` table holds every file's references,
 #: read by this version of the extractor (`sharc._core.references_version`). Manifests from
 #: before the code graph get the table, empty, when a writer opens them; their next update, as

@@ -207,21 +207,22 @@ def qualified_names(query: str) -> list[tuple[str, ...]]:
 
 
 def respelled(name: str, spelling: Callable[[str], str | None]) -> tuple[str, bool]:
-    """`name` with each segment typed in lower case as `spelling` gives it (kept where it
-    gives None, or where it is not a word: `parse()`), and whether its last segment is
-    defined: `sidekiq::job` -> (`Sidekiq::Job`, True). A segment with a capital is kept as
-    typed, and is defined only as typed: whoever wrote `Job` meant that case, not `job`."""
+    """`name` with each segment that starts in lower case as `spelling` gives it, and whether
+    its last segment is defined: `sidekiq::job` -> (`Sidekiq::Job`, True), `parse_git_dirty`
+    -> parseGitDirty, `setNotFoundHandler` -> set_not_found_handler. A segment that starts
+    with a capital is kept as typed, and counts only if defined so: whoever wrote `Job` or
+    `FactoryBot` meant a type, not the method `job` or the file `factory_bot`. A segment that
+    is not a word (`parse()`) is kept as typed."""
     parts = re.split(f"({_SEGMENT_SEPARATOR.pattern})", name)
     defined = False
     for position in range(0, len(parts), 2):
         segment = parts[position]
-        if not _SEGMENT.fullmatch(segment):
-            defined = False
-            continue
-        spelled = spelling(segment)
-        if segment.islower() and spelled is not None:
+        spelled = spelling(segment) if _SEGMENT.fullmatch(segment) else None
+        defined = spelled is not None and (
+            spelled == segment or segment.lstrip("_")[:1].islower()
+        )
+        if defined and spelled is not None:
             parts[position] = spelled
-        defined = spelled is not None and (segment.islower() or spelled == segment)
     return "".join(parts), defined
 
 
