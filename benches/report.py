@@ -141,7 +141,8 @@ def _repo_columns(summaries: list[Summary], detailed: bool) -> list[tuple[str, C
                  lambda s: s.get("definition_at_1_duplicate")),
                 ("definition at 1, asked in words", lambda s: s.get("definition_at_1_framed")),
                 ("definition at 1, typed in another case or convention",
-                 lambda s: s.get("definition_at_1_retyped"))]
+                 lambda s: s.get("definition_at_1_retyped")),
+                ("file at 1, asked by its name", lambda s: s.get("file_at_1_named"))]
     if detailed:
         columns.append(("ms/query", lambda s: s.get("search_ms")))
     return [(name, value) for name, value in columns
@@ -247,6 +248,7 @@ BASELINE_METRICS = (
     ("definition_at_1_duplicate", "definition at 1 of names defined more than once"),
     ("definition_at_1_framed", "definition at 1 asked in words"),
     ("definition_at_1_retyped", "definition at 1 typed in another case or convention"),
+    ("file_at_1_named", "file at 1 asked by its name"),
 )
 
 

@@ -72,6 +72,28 @@ def test_a_name_typed_in_lower_case_finds_its_definition(built: Index) -> None:
     assert built.search("how does caching work", limit=5).query_kind != "identifier"
 
 
+@pytest.mark.parametrize(
+    ("query", "path"),
+    [
+        ("storage.py", "taskboard/storage.py"),
+        ("taskboard/storage.py", "taskboard/storage.py"),
+        ("where is `queue.go`", "notifier/queue.go"),
+        ("the queue file", "notifier/queue.go"),
+        ("open tsconfig.json", "web/tsconfig.json"),
+        ("TaskList.ts", "web/src/components/TaskList.ts"),
+    ],
+)
+def test_a_file_asked_for_by_name_comes_first(built: Index, query: str, path: str) -> None:
+    results = built.search(query, limit=5)
+    assert results[0].path == path, [r.path for r in results]
+    assert len(results) == 5  # the rest of the list as the name ranks it
+
+
+def test_a_named_file_outside_the_filters_is_not_shown(built: Index) -> None:
+    results = built.search("queue.go", languages=["python"], limit=5)
+    assert results and all(r.language == "python" for r in results)
+
+
 def test_filters_and_modes(built: Index) -> None:
     go_only = built.search("push a message on the queue", languages=["go"], limit=5)
     assert go_only and all(r.language == "go" for r in go_only)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from sharc.manifest import ChunkRecord, Manifest
+from sharc.manifest import ChunkRecord, FileRecord, Manifest
 from sharc.manifest.schema import FOLDED_SYMBOL
 
 
@@ -190,4 +190,34 @@ def test_a_name_is_found_as_the_code_spells_it_in_any_case(tmp_path: Path) -> No
         f"EXPLAIN QUERY PLAN SELECT symbol FROM chunks WHERE {FOLDED_SYMBOL} = ?", ("x",)
     ).fetchall()
     assert "chunks_symbol_folded" in str(plan)  # looked up, not scanned
+    manifest.close()
+
+
+def test_files_are_found_by_their_name_or_the_end_of_their_path(tmp_path: Path) -> None:
+    manifest = Manifest(tmp_path / "manifest.sqlite", writable=True)
+    paths = ["lib/request.js", "test/request.test.js", "docs/Request.md", "request.js",
+             "a/b/lib/request.js", "src/50%_off.py", "src/50x_off.py"]
+    manifest.put_chunks([
+        dataclasses.replace(_record(i, "x = 1"), id=f"{path}::m{i}", path=path)
+        for i, path in enumerate(paths)
+    ])
+    for path in paths:
+        manifest.put_file(FileRecord(path, 1, 1, "h", "javascript", 1, None, 0))
+    manifest.commit()
+    assert manifest.files_named("request.js", 10) == [
+        "request.js", "lib/request.js", "a/b/lib/request.js",
+    ]
+    assert manifest.files_named("lib/request.js", 10) == ["lib/request.js", "a/b/lib/request.js"]
+    assert manifest.files_named("request", 10, stem=True) == [
+        "request.js", "lib/request.js", "docs/Request.md", "a/b/lib/request.js",
+    ]
+    assert manifest.files_named("50%_off.py", 10) == ["src/50%_off.py"]  # no wildcards
+    # Each file with its first chunks; a name more files share: the files alone.
+    assert manifest.named_files("lib/request.js") == {
+        "lib/request.js": ["lib/request.js::m0"], "a/b/lib/request.js": ["a/b/lib/request.js::m4"],
+    }
+    assert manifest.named_files("request.js", read_first=2) == {
+        "request.js": [], "lib/request.js": [], "a/b/lib/request.js": [],
+    }
+    assert manifest.named_files("Server.listen") == {}  # no file type: no lookup
     manifest.close()

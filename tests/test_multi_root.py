@@ -55,7 +55,9 @@ def _hits(response: sharc.index.SearchResponse) -> list[tuple[str, str, float]]:
 
 @pytest.mark.parametrize("mode", ["hybrid", "semantic", "keyword"])
 @pytest.mark.parametrize(
-    "query", ["hash a password with a salt", "TaskStore", "sort_for_display", "where is taskstore defined"]
+    "query",
+    ["hash a password with a salt", "TaskStore", "sort_for_display", "where is taskstore defined",
+     "storage.py"],
 )
 def test_one_index_ranks_as_it_does_alone(roots: dict[str, Index], query: str, mode: str) -> None:
     alone = roots["full"].search(query, mode=mode, limit=8)  # type: ignore[arg-type]
@@ -100,6 +102,9 @@ def test_each_root_answers_what_only_it_holds(roots: dict[str, Index]) -> None:
     # A name in another case is looked up in every root.
     many = sharc.search_many([full, partial], "where is taskstore defined", limit=3)
     assert many.query_kind == "identifier" and many[0].symbol == "TaskStore"
+    # A file asked for by name, in the one root that has it.
+    many = sharc.search_many([full, partial], "invoices.py", limit=3)
+    assert (many[0].root, many[0].path) == (str(partial.root), "taskboard/invoices.py")  # type: ignore[attr-defined]
 
 
 def test_filters_apply_in_every_root(roots: dict[str, Index]) -> None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import pytest
 from sharc.manifest.schema import folded_name
 from sharc.ranking import KEYWORD, SEMANTIC, QueryKind, rank
-from sharc.ranking.framing import framed_name, stripped_request
+from sharc.ranking.framing import framed_name, named_file, stripped_request
 from sharc.ranking.query import respelled
 from sharc.ranking.visibility import DefinitionFacts
 
@@ -143,6 +143,56 @@ def test_a_name_in_another_case_is_asked_as_the_code_spells_it() -> None:
         asked.clear()
         rank(query, arms, _read, spelled=spelled)
         assert set(asked) == {query}
+
+
+@pytest.mark.parametrize(
+    ("query", "named"),
+    [
+        ("request.js", "request.js"),
+        ("lib/request.js", "lib/request.js"),
+        ("./src/app.ts", "src/app.ts"),
+        ("where is `request.js`?", "request.js"),
+        ("open the cJSON.c file", "cJSON.c"),
+        ("the request file", "request"),
+        ("Server.listen", "Server.listen"),  # a file only if one is indexed: the caller asks
+        ("where is request.js used", None),
+        ("request.js and response.js", None),
+        ("the request", None),
+        ("how are files uploaded", None),
+        ("os.path.join()", None),
+    ],
+)
+def test_a_query_that_names_one_file(query: str, named: str | None) -> None:
+    assert named_file(query) == named
+
+
+def test_the_named_files_come_first_with_their_first_chunks_where_unreturned() -> None:
+    asked: list[str] = []
+
+    def arm(query: str, depth: int) -> list[tuple[str, float]]:
+        asked.append(query)
+        return [("src/guide.py::where", 1.0), ("src/Router.py::Router", 0.5)]
+
+    arms = {KEYWORD: arm, SEMANTIC: arm}
+    files = {"Router.py": {"src/Router.py": ["src/Router.py::Router"]},
+             "guide.py": {"src/guide.py": ["src/guide.py::where"]}}
+    ranked = rank("the Router.py file", arms, _read, files_named=lambda n: files.get(n, {}))
+    assert set(asked) == {"Router.py"}
+    assert [chunk.id for chunk, _ in ranked.candidates[:2]] == [
+        "src/Router.py::Router", "src/guide.py::where",
+    ]
+    assert ranked.candidates[0][1] > ranked.candidates[1][1]
+    # A file no arm returned comes first with its first chunks; filters still apply.
+    only_guide = {KEYWORD: lambda q, d: [("src/guide.py::where", 1.0)]}
+    ranked = rank("Router.py", only_guide, _read, files_named=lambda n: files.get(n, {}))
+    assert ranked.candidates[0][0].id == "src/Router.py::Router"
+    ranked = rank("Router.py", only_guide, _read, files_named=lambda n: files.get(n, {}),
+                  accepts=lambda record: record.path != "src/Router.py")
+    assert [chunk.id for chunk, _ in ranked.candidates] == ["src/guide.py::where"]
+    # A name no file has: searched as asked.
+    asked.clear()
+    rank("where is Nothing.py", arms, _read, files_named=lambda n: {})
+    assert asked and "Nothing.py" in asked[0]
 
 
 def test_the_arms_are_asked_the_name_when_something_defines_it() -> None:

@@ -79,6 +79,19 @@ FRAMINGS = (
 LOWER_CASE = ("{lower}", "where is {lower} defined")
 
 
+#: Each topic question's first target file asked for by its name, as people open a file they
+#: know (`request.js`, "the request file"); fixed on 2026-12-05 before sharc was measured on
+#: them. Reported as the share whose first result is that file (a name several files share
+#: counts against it).
+FILE_NAME_FORMS = ("{name}", "the {stem} file")
+
+
+def file_name_queries(path: str) -> list[str]:
+    """`FILE_NAME_FORMS` of one target file."""
+    name = path.rsplit("/", 1)[-1]
+    return [form.format(name=name, stem=name.rsplit(".", 1)[0]) for form in FILE_NAME_FORMS]
+
+
 def retyped(name: str) -> list[str]:
     """The forms of a symbol question's name typed otherwise (`LOWER_CASE`, and the other
     convention of a one-word name with humps or underscores)."""
@@ -270,6 +283,9 @@ class RepoRun:
     framed: dict[str, dict[str, list[Score]]] = field(default_factory=dict)
     #: mode -> symbol query id -> its score in each of its `retyped` forms
     retyped: dict[str, dict[str, list[Score]]] = field(default_factory=dict)
+    #: mode -> topic query id -> 1.0 where its first target came first, in each of
+    #: `FILE_NAME_FORMS`
+    named: dict[str, dict[str, list[float]]] = field(default_factory=dict)
     search_ms: dict[str, float] = field(default_factory=dict)
 
 
@@ -308,6 +324,14 @@ def run_repo(repo: Repo, modes: Sequence[str], index_cache: Path, *, rechunk: bo
             q.id: [score(q, list(index.search(form, limit=DEPTH, **options)))
                    for form in retyped(q.text)]
             for q in repo.queries if q.category == "symbol" and retyped(q.text)
+        }
+        run.named[mode] = {
+            q.id: [
+                float(bool(hits) and hits[0].path == q.targets[0].path)
+                for text in file_name_queries(q.targets[0].path)
+                for hits in [list(index.search(text, limit=1, **options))]
+            ]
+            for q in repo.queries if q.category == "topic"
         }
     return run
 
@@ -397,6 +421,9 @@ def summarize(runs: Sequence[RepoRun], mode: str) -> dict[str, Any]:
             [s.definition_at_1 for s in framed if s.definition_at_1 is not None]
         ),
         "file_ndcg_framed": _mean([s.file_ndcg for s in framed]),
+        "file_at_1_named": _mean(
+            [v for run in runs for values in run.named.get(mode, {}).values() for v in values]
+        ),
         "definition_at_1_retyped": _mean(
             [s.definition_at_1 for s in retyped_scores if s.definition_at_1 is not None]
         ),
@@ -473,6 +500,14 @@ def against_baseline(result: dict[str, Any], baseline: dict[str, Any]) -> dict[s
             entry["definition_at_1_framed"] = [
                 round(x, 2) for x in metrics.paired_bootstrap(*zip(*pairs))
             ]
+        pairs = [(now["hybrid"]["named_file_at_1"], before[qid]["hybrid"]["named_file_at_1"])
+                 for qid, now in shared
+                 if "named_file_at_1" in before[qid]["hybrid"]
+                 and "named_file_at_1" in now["hybrid"]]
+        if pairs:
+            entry["file_at_1_named"] = [
+                round(x, 2) for x in metrics.paired_bootstrap(*zip(*pairs))
+            ]
         pairs = [(now["hybrid"]["retyped_definition_at_1"],
                   before[qid]["hybrid"]["retyped_definition_at_1"])
                  for qid, now in shared
@@ -523,6 +558,9 @@ def _query_json(run: RepoRun, mode: str, query_id: str) -> dict[str, Any]:
         entry["framed_definition_at_1"] = round(
             sum(s.definition_at_1 or 0.0 for s in framed) / len(framed), 4
         )
+    named = run.named.get(mode, {}).get(query_id)
+    if named:
+        entry["named_file_at_1"] = round(sum(named) / len(named), 4)
     retyped_scores = run.retyped.get(mode, {}).get(query_id)
     if retyped_scores:
         entry["retyped_definition_at_1"] = round(
@@ -543,7 +581,8 @@ def print_summary(result: dict[str, Any]) -> None:
                   f" {summary['definition_at_1']:5.1f} (names defined more than once"
                   f" {summary['definition_at_1_duplicate']:5.1f}; asked in words"
                   f" {summary['definition_at_1_framed']:5.1f}; typed otherwise"
-                  f" {summary['definition_at_1_retyped']:5.1f})")
+                  f" {summary['definition_at_1_retyped']:5.1f}) | file asked by its name"
+                  f" {summary['file_at_1_named']:5.1f}")
         for name, per_category in entry["hybrid_vs_arms"].items():
             print(f"{split:4} {name}: " + "  ".join(
                 f"{c} {m:+.1f} [{lo:+.1f}, {hi:+.1f}]" for c, (m, lo, hi) in per_category.items()

@@ -390,7 +390,7 @@ class Index(AsyncIndexMethods):
             defines=definition_finder(manifest), unseen=unseen,
             read_text=lambda chunk_id: chunk_text(manifest, chunk_id),
             files=self._file_evidence(mode, languages, path_prefix),
-            spelled=manifest.defined_spelling,
+            spelled=manifest.defined_spelling, files_named=manifest.named_files,
         )
         top = ranked.candidates[:limit]
         records = manifest.chunks_by_id([candidate.id for candidate, _ in top])

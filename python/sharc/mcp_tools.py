@@ -116,8 +116,10 @@ class SharcTools:
         path: Annotated[str, Field(description="Absolute path of an indexed repository, or of"
                                                 " a directory or file in it to search under")],
         query: Annotated[str, Field(
-            description="A natural-language question or an identifier; an identifier alone,"
-            " or asked about ('where is X defined', 'the X class'), finds its definitions first"
+            description="A natural-language question, an identifier or a file's name; an"
+            " identifier alone, or asked about ('where is X defined', 'the X class'), in any case"
+            " or convention, finds its definitions first; a file's name or path ('app.ts',"
+            " 'the app file') finds that file first"
         )],
         limit: Annotated[int, Field(description="How many results, 1-50")] = 3,
         extensionFilter: Annotated[

@@ -158,7 +158,7 @@ def _search(
         defines=_definition_finder(manifests), unseen=unseen,
         read_text=_text_reader(manifests),
         files=_file_evidence(indexes, mode, filters),
-        spelled=_spelling_finder(manifests),
+        spelled=_spelling_finder(manifests), files_named=_file_finder(manifests),
     )
     top = ranked.candidates[:limit]
     wanted: dict[int, list[str]] = {}
@@ -407,6 +407,19 @@ def _spelling_finder(manifests: list[Manifest]) -> Callable[[str], str | None]:
         return next((spelling for spelling in spellings if spelling is not None), None)
 
     return spelled
+
+
+def _file_finder(manifests: list[Manifest]) -> Callable[[str], dict[str, list[str]]]:
+    """Ranking's file finder over every index: marked paths, tagged ids."""
+
+    def named(name: str) -> dict[str, list[str]]:
+        return {
+            _mark(number) + path: [_tagged(number, chunk_id) for chunk_id in ids]
+            for number, manifest in enumerate(manifests)
+            for path, ids in manifest.named_files(name).items()
+        }
+
+    return named
 
 
 def _tagged(number: int, chunk_id: str) -> str:

@@ -28,6 +28,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sharc import _core
 from sharc.errors import IndexCorruptError
 from sharc.manifest.chunk_table import ChunkTable
 from sharc.manifest.file_table import FileTable
@@ -214,6 +215,28 @@ class Manifest:
         return self._graph.definitions_by_id(chunk_ids)
 
     # -- chunks (`sharc.manifest.chunk_table`) ---------------------------------------------
+
+    def files_named(self, name: str, limit: int, *, stem: bool = False) -> list[str]:
+        return self._files.files_named(name, limit, stem=stem)
+
+    def first_chunk_ids(self, paths: Sequence[str], count: int) -> dict[str, list[str]]:
+        return self._chunks.first_chunk_ids(paths, count)
+
+    def named_files(
+        self, name: str, *, limit: int = 50, read_first: int = 5, chunks: int = 2
+    ) -> dict[str, list[str]]:
+        """The indexed files a query's file name or path names (`files_named`, at most
+        `limit`; a name without an extension, `request`, names the files of that name with
+        any), each with the ids of its first `chunks` chunks where at most `read_first` files
+        share the name (else none: the ranking picks among those it found). Empty for a name
+        of no file type sharc indexes (`Server.listen`), without a lookup."""
+        stem = "." not in name.rsplit("/", 1)[-1]
+        if not stem and _core.classify_path(name) is None:
+            return {}
+        paths = self.files_named(name, limit, stem=stem)
+        if len(paths) > read_first:
+            return {path: [] for path in paths}
+        return self.first_chunk_ids(paths, chunks)
 
     def chunk_ids_of(self, path: str) -> dict[str, ChunkRecord]:
         return self._chunks.chunk_ids_of(path)

@@ -34,6 +34,19 @@ class ChunkTable:
         )
         return {row[0]: _chunk_record(*row) for row in rows}
 
+    def first_chunk_ids(self, paths: Sequence[str], count: int) -> dict[str, list[str]]:
+        """The ids of the first `count` chunks of each of `paths` (by line), whole
+        definitions and parts alike: where a file begins."""
+        found: dict[str, list[str]] = {path: [] for path in paths}
+        connection = self._db.connection()
+        for path in paths:
+            rows = connection.execute(
+                "SELECT id FROM chunks WHERE path = ? ORDER BY start_line, end_line DESC LIMIT ?",
+                (path, count),
+            )
+            found[path] = [chunk_id for (chunk_id,) in rows]
+        return found
+
     def put_chunks(
         self, records: Sequence[ChunkRecord], keyword_only: Mapping[str, str] | None = None
     ) -> None:

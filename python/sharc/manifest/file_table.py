@@ -57,6 +57,25 @@ class FileTable:
         ).fetchone()
         return None if row is None else FileRecord(*row)
 
+    def files_named(self, name: str, limit: int, *, stem: bool = False) -> list[str]:
+        """At most `limit` indexed paths that are `name` or end with `/name` (a file's name,
+        or the end of its path), in any ASCII case; with `stem`, those whose name is `name`
+        and an extension (`request` -> lib/request.js, docs/request.md). Those spelled as
+        typed first, then the shorter paths. One pass over the files' keys: a query names a
+        file rarely."""
+        literal = name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        tail = literal + (".%" if stem else "")
+        rows = self._db.connection().execute(
+            "SELECT path FROM files WHERE path LIKE ? ESCAPE '\\' OR path LIKE ? ESCAPE '\\'"
+            " ORDER BY path = ? OR path GLOB ? OR path GLOB ? DESC, length(path), path",
+            (tail, "%/" + tail, name, "*/" + _glob_literal(name), _glob_literal(name) + ".*"),
+        )
+        paths = [path for (path,) in rows]
+        if stem:  # `request` names request.js, not request.test.js
+            paths = [p for p in paths if p.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower()
+                     == name.lower()]
+        return paths[:limit]
+
     def files(self) -> dict[str, FileRecord]:
         rows = self._db.connection().execute(f"SELECT {_FILE_COLUMNS} FROM files")
         return {row[0]: FileRecord(*row) for row in rows}
@@ -104,3 +123,8 @@ class FileTable:
         connection.execute("DELETE FROM chunks WHERE path = ?", (path,))
         connection.execute("DELETE FROM files WHERE path = ?", (path,))
         return removed
+
+
+def _glob_literal(text: str) -> str:
+    """`text` as a GLOB pattern that matches only itself."""
+    return "".join(f"[{c}]" if c in "*?[" else c for c in text)

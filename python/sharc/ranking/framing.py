@@ -27,6 +27,12 @@ _FRAMING_WORDS = _DEFINITION_WORDS | frozenset(
     were what what's where where's which who why work works""".split()
 )
 _NAME = re.compile(r"[\w:.#\\()-]*[A-Za-z_][\w:.#\\()-]*")
+#: A file's name or path: a name with an extension (`cJSON.c`, `lib/request.js`).
+_FILE_NAME = re.compile(r"(?:[\w.-]+/)*[\w.-]*\w\.[A-Za-z][\w+-]{0,9}")
+#: Words around a file's name in a request for the file: "the cJSON.c file", "open app.js".
+_FILE_FRAMING_WORDS = _FRAMING_WORDS | frozenset(
+    "at contents file files open opens read see view".split()
+)
 _QUOTES = "`'\""
 
 
@@ -147,3 +153,25 @@ def framed_name(query: str) -> tuple[str, bool] | None:
     if not _NAME.fullmatch(name):
         return None
     return name, quoted or is_code_shaped(name)
+
+
+def named_file(query: str) -> str | None:
+    """The one file a query asks for, with at most words that frame it: its name or path
+    ("request.js", "lib/request.js", "where is `request.js`", "the cJSON.c file"), or its
+    name without the extension where the query says `file` ("the request file" -> request).
+    None otherwise; whether such a file is indexed is for the caller to look up
+    (`Server.listen` looks like one)."""
+    names, words, says_file = [], [], False
+    for token in query.split():
+        bare = token.strip("?!,;:").strip(_QUOTES).removeprefix("./")
+        if _FILE_NAME.fullmatch(bare):
+            names.append(bare)
+        elif bare.lower() in ("file", "files"):
+            says_file = True
+        elif bare.lower() not in _FILE_FRAMING_WORDS:
+            words.append(bare)
+    if len(names) == 1 and not words:
+        return names[0]
+    if not names and says_file and len(words) == 1 and re.fullmatch(r"[\w-]+", words[0]):
+        return words[0]
+    return None

@@ -17,7 +17,7 @@ from typing import Generic
 from sharc.ranking.boosts import apply_boosts, boost_bound, definition_match
 from sharc.ranking.coherence import apply_coherence
 from sharc.ranking.files import lift_files, rank_files
-from sharc.ranking.framing import framed_name, stripped_request
+from sharc.ranking.framing import framed_name, named_file, stripped_request
 from sharc.ranking.fusion import KEYWORD, SEMANTIC, fuse
 from sharc.ranking.graph import (
     GraphFacts,
@@ -27,6 +27,7 @@ from sharc.ranking.graph import (
     wants_neighbours,
 )
 from sharc.ranking.learned import LinearWeights, apply_learned
+from sharc.ranking.named_files import named_files_first
 from sharc.ranking.penalties import apply_penalties, crowds, penalty_bound
 from sharc.ranking.query import (
     QueryIntent,
@@ -65,6 +66,10 @@ FileEvidence = Callable[[str, Collection[str]], Mapping[str, float]]
 #: (`ShortByteString` for `shortbytestring`; the name itself where the code spells it so),
 #: None where nothing defines it.
 SpellingFinder = Callable[[str], str | None]
+#: `file name or path -> {path: ids of its first chunks}`: the indexed files of that name
+#: (`request.js`) or whose path ends so (`lib/request.js`), in the order a tie between them
+#: goes; empty where none is.
+FileFinder = Callable[[str], Mapping[str, Sequence[str]]]
 
 
 @dataclass(frozen=True)
@@ -98,16 +103,23 @@ def rank(
     read_text: TextReader | None = None,
     files: FileEvidence | None = None,
     spelled: SpellingFinder | None = None,
+    files_named: FileFinder | None = None,
 ) -> Ranking[C]:
     """Every stage in order over the candidates of `arms`; `accepts` filters records; the
     graph neighbour stage reads `graph` (without it, the stage is off); `defines` spares a
     one-name query reading every candidate (see `rank_hits`); `unseen` names the keyword
     hits the vectors never judged; `read_text` reads the keyword arm's best hit; `files`
     scores candidate files by their whole text (without it, that lift is off); `spelled`
-    finds a name asked for in another case (without it, names match in their case only)."""
+    finds a name asked for in another case (without it, names match in their case only);
+    `files_named` finds the files a query names ("request.js"; `named_files_first`)."""
     depth = candidate_depth(limit, accepts is not None, settings.candidates)
     query = stripped_request(query)
-    query = asked_name(query, defines, spelled) or query
+    file_name = named_file(query) if files_named is not None else None
+    named = files_named(file_name) if files_named is not None and file_name else {}
+    if named and file_name:
+        query = file_name  # "the request file": what ranks among and after the files named
+    else:
+        query = asked_name(query, defines, spelled) or query
 
     def ranked_from(hits: Mapping[str, Sequence[tuple[str, float]]]) -> Ranking[C]:
         return rank_hits(
@@ -119,10 +131,15 @@ def rank(
     hits = {name: arm(query, depth) for name, arm in arms.items()}
     ranked = ranked_from(hits)
     exhausted = all(len(arm_hits) < depth for arm_hits in hits.values())
-    if exhausted or not _crowded_out(query, ranked, limit, include_tests, settings):
+    if not exhausted and _crowded_out(query, ranked, limit, include_tests, settings):
+        intent = QueryIntent.of(query, ranked.kind, include_tests=include_tests)
+        ranked = ranked_from(_uncrowded_hits(query, arms, read, depth, intent, settings))
+    if not named:
         return ranked
-    intent = QueryIntent.of(query, ranked.kind, include_tests=include_tests)
-    return ranked_from(_uncrowded_hits(query, arms, read, depth, intent, settings))
+    lifted = named_files_first(
+        ranked.candidates, named, read, accepts=accepts, max_per_file=max_per_file
+    )
+    return Ranking(lifted, ranked.arms, ranked.kind)
 
 
 def asked_name(
