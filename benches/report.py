@@ -184,7 +184,10 @@ def _repos_intro(data: dict[str, Any]) -> str:
         " never tuned on. File-level NDCG@10 (percent, mean over repositories) and the share of"
         " symbol queries whose first result is the definition, also with each name asked in"
         " words (\"where is X defined\", \"the X definition\", \"implementation of X\", \"how"
-        " does X work\"); `python -m benches.quality.repos` reproduces it."
+        " does X work\") and typed in another case or convention (`x`, \"where is x defined\","
+        " `short_byte_string` for `ShortByteString`); and the share of topic questions' first"
+        " target file that comes first when asked for by its name (`request.js`, \"the request"
+        " file\"); `python -m benches.quality.repos` reproduces it."
     )
 
 
