@@ -94,6 +94,21 @@ def test_a_named_file_outside_the_filters_is_not_shown(built: Index) -> None:
     assert results and all(r.language == "python" for r in results)
 
 
+def test_a_question_that_names_a_directory_searches_it_first(built: Index) -> None:
+    scoped = built.search("send a notification in notifier/", limit=6)
+    inside = [r for r in scoped if r.path.startswith("notifier/")]
+    assert scoped[: len(inside)] == inside and len(inside) >= 2  # the directory first ...
+    assert len(scoped) == 6  # ... then the rest of the repository
+    assert all(r.score <= inside[-1].score for r in scoped[len(inside):])
+    # Searched as the question without its place, as `path_prefix` would.
+    alone = built.search("send a notification", path_prefix="notifier/", limit=6)
+    assert [r.id for r in alone] == [r.id for r in inside]
+    # An explicit `path_prefix` wins; a path no file lies under is a question's words.
+    assert all(r.path.startswith("taskboard/") for r in built.search(
+        "send a notification in notifier/", path_prefix="taskboard/", limit=3))
+    assert built.search("send a notification in nowhere/at/all", limit=3)
+
+
 def test_filters_and_modes(built: Index) -> None:
     go_only = built.search("push a message on the queue", languages=["go"], limit=5)
     assert go_only and all(r.language == "go" for r in go_only)

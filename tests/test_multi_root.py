@@ -102,6 +102,9 @@ def test_each_root_answers_what_only_it_holds(roots: dict[str, Index]) -> None:
     # A name in another case is looked up in every root.
     many = sharc.search_many([full, partial], "where is taskstore defined", limit=3)
     assert many.query_kind == "identifier" and many[0].symbol == "TaskStore"
+    # A directory named as the place to look: searched first in every root that has it.
+    many = sharc.search_many([full, partial], "send a notification in notifier/", limit=4)
+    assert {hit.path.split("/")[0] for hit in many[:2]} == {"notifier"}
     # A file asked for by name, in the one root that has it.
     many = sharc.search_many([full, partial], "invoices.py", limit=3)
     assert (many[0].root, many[0].path) == (str(partial.root), "taskboard/invoices.py")  # type: ignore[attr-defined]

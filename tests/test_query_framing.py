@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import pytest
 from sharc.manifest.schema import folded_name
 from sharc.ranking import KEYWORD, SEMANTIC, QueryKind, rank
-from sharc.ranking.framing import framed_name, named_file, stripped_request
+from sharc.ranking.framing import framed_name, named_file, scoped_question, stripped_request
 from sharc.ranking.query import respelled
 from sharc.ranking.visibility import DefinitionFacts
 
@@ -193,6 +193,28 @@ def test_the_named_files_come_first_with_their_first_chunks_where_unreturned() -
     asked.clear()
     rank("where is Nothing.py", arms, _read, files_named=lambda n: {})
     assert asked and "Nothing.py" in asked[0]
+
+
+@pytest.mark.parametrize(
+    ("query", "scoped"),
+    [
+        ("retries in lib/queue/", ("retries", "lib/queue")),
+        ("how are errors handled under src/server", ("how are errors handled", "src/server")),
+        ("in the pkg/cache directory, where is eviction", ("where is eviction", "pkg/cache")),
+        ("eviction (in pkg/cache)", ("eviction", "pkg/cache")),
+        ("tasks in ./taskboard/ that are due", ("tasks that are due", "taskboard")),
+        ("read/write lock", ("lock", "read/write")),  # the caller finds no such directory
+        ("lib/request.js", None),  # a file, not a place
+        ("lib/queue/", None),  # a place and no question
+        ("parse in src/ and lib/", None),  # two places
+        ("http://example.com/x handler", None),
+        ("how are routes registered", None),
+    ],
+)
+def test_a_question_that_names_the_directory_to_look_in(
+    query: str, scoped: tuple[str, str] | None
+) -> None:
+    assert scoped_question(query) == scoped
 
 
 def test_the_arms_are_asked_the_name_when_something_defines_it() -> None:

@@ -346,10 +346,13 @@ class Index(AsyncIndexMethods):
         `graph`, the top `GRAPH_HITS` results carry `called_by` and `calls` (`sharc.graph`).
         `vectors` picks the vector set: `"fast"` (the fast model's), `"default"` (the index's
         model's), or None: the default model's once they cover every chunk, the fast model's
-        until then (`SearchResponse.vectors` says which answered).
+        until then (`SearchResponse.vectors` says which answered). A question that names an
+        indexed directory as the place to look ("retries in lib/queue/") searches it first,
+        then the rest (`sharc.scoped_search`), unless `path_prefix` is given.
         """
         from sharc import ranking
         from sharc.ranking.visibility import definition_finder
+        from sharc.scoped_search import scoped_search
 
         if limit < 1:
             raise ValueError("limit must be at least 1")
@@ -358,6 +361,18 @@ class Index(AsyncIndexMethods):
         query = query.strip()
         if not query:
             return SearchResponse([], (), "empty", True, None)
+        if path_prefix is None:  # "retries in lib/queue/": that directory first
+            scoped = scoped_search(
+                lambda question, prefix: self.search(
+                    question, limit=limit, mode=mode, extensions=extensions,
+                    languages=languages, path_prefix=prefix, path_glob=path_glob,
+                    include_tests=include_tests, max_per_file=max_per_file, graph=graph,
+                    vectors=vectors,
+                ),
+                query, limit, manifest.has_directory,
+            )
+            if scoped is not None:
+                return scoped
         arms: dict[str, ranking.pipeline.Arm] = {}
         unseen: ranking.pipeline.UnseenFinder | None = None
         complete = True

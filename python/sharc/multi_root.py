@@ -33,6 +33,7 @@ from sharc.index import (
     SearchResult,
     chunk_text,
 )
+from sharc.scoped_search import scoped_search
 from sharc.vector_reader import unseen_by_vectors
 from sharc.vector_sets import DEFAULT_SET
 from sharc.writer import stored_settings
@@ -93,11 +94,23 @@ def search_many(
     opened = [item if isinstance(item, Index) else Index.open(item) for item in indexes]
     try:
         _refuse_duplicates(opened)
-        return _search(
-            opened, query.strip(), limit=limit, mode=mode,
-            filters=SearchFilters(tuple(extensions), tuple(languages), path_prefix, path_glob),
-            include_tests=include_tests, max_per_file=max_per_file, vectors=vectors,
-        )
+
+        def search(question: str, prefix: str | None) -> SearchResponse:
+            return _search(
+                opened, question, limit=limit, mode=mode,
+                filters=SearchFilters(tuple(extensions), tuple(languages), prefix, path_glob),
+                include_tests=include_tests, max_per_file=max_per_file, vectors=vectors,
+            )
+
+        query = query.strip()
+        if path_prefix is None and query:  # "retries in lib/queue/": that directory first
+            manifests = [index._reader_manifest() for index in opened]
+            scoped = scoped_search(
+                search, query, limit, lambda d: any(m.has_directory(d) for m in manifests)
+            )
+            if scoped is not None:
+                return scoped
+        return search(query, path_prefix)
     finally:
         for index, item in zip(opened, indexes):
             if index is not item:

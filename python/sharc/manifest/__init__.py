@@ -216,6 +216,9 @@ class Manifest:
 
     # -- chunks (`sharc.manifest.chunk_table`) ---------------------------------------------
 
+    def has_directory(self, directory: str) -> bool:
+        return self._files.has_directory(directory)
+
     def files_named(self, name: str, limit: int, *, stem: bool = False) -> list[str]:
         return self._files.files_named(name, limit, stem=stem)
 

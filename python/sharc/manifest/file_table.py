@@ -76,6 +76,15 @@ class FileTable:
                      == name.lower()]
         return paths[:limit]
 
+    def has_directory(self, directory: str) -> bool:
+        """Whether some indexed file lies under `directory` (a relative path, no slash at
+        either end): one step along the files' keys."""
+        prefix = directory + "/"
+        return self._db.connection().execute(
+            "SELECT 1 FROM files WHERE path >= ? AND path < ? LIMIT 1",
+            (prefix, directory + "0"),  # `0` follows `/`
+        ).fetchone() is not None
+
     def files(self) -> dict[str, FileRecord]:
         rows = self._db.connection().execute(f"SELECT {_FILE_COLUMNS} FROM files")
         return {row[0]: FileRecord(*row) for row in rows}

@@ -175,3 +175,35 @@ def named_file(query: str) -> str | None:
     if not names and says_file and len(words) == 1 and re.fullmatch(r"[\w-]+", words[0]):
         return words[0]
     return None
+
+
+#: A directory a question names as the place to look: "retries in lib/queue/", "under
+#: src/server", "in the pkg/cache directory". The path has a `/` (a bare word is a word).
+_SCOPE = re.compile(
+    r"""(?<![\w/.@+-])
+    (?:(?:in|under|within|inside|from|of)\s+(?:the\s+)?)?
+    [`'"]?(?P<directory>\.?/?(?:[\w.@+-]+/)+[\w.@+-]*)[`'"]?
+    (?:\s+(?:directory|dir|folder|package|module|tree))?
+    (?=$|[\s,;:?!.)])""",
+    re.VERBOSE,
+)
+
+
+def scoped_question(query: str) -> tuple[str, str] | None:
+    """The question and the one directory it names as the place to look ("retries in
+    lib/queue/" -> ("retries", "lib/queue")), the clause that names it left out; None where it
+    names none, or more than one path, or only a path. A file's path is a file, not a place
+    (`named_file`); whether the directory is indexed is for the caller to look up ("and/or"
+    looks like one)."""
+    found = list(_SCOPE.finditer(query))
+    if len(found) != 1:
+        return None
+    match = found[0]
+    directory = match.group("directory").removeprefix("./").strip("/")
+    if not directory or _FILE_NAME.fullmatch(directory):
+        return None
+    question = query[: match.start()] + query[match.end() :]
+    question = re.sub(r"\(\s*\)|\s{2,}", " ", question).strip(" ,;:")
+    if not re.search(r"\w", question):
+        return None
+    return question, directory

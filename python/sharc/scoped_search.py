@@ -1,0 +1,44 @@
+"""A question that names a directory as the place to look ("retries in lib/queue/", "how
+are errors handled under src/server") searches that directory first, as `path_prefix`
+would, and the rest of the repository fills the list after it: the clause that names the
+place is not searched for (its path words matched every file under `lib/`, and only 71% of a
+dev question's top 10 lay in the directory it named)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from sharc.ranking.framing import scoped_question
+from sharc.search_types import SearchResponse
+
+#: `(question, path_prefix or None) -> response`: one search with every other option fixed.
+Searcher = Callable[[str, str | None], SearchResponse]
+
+
+def scoped_search(
+    search: Searcher, query: str, limit: int, has_directory: Callable[[str], bool]
+) -> SearchResponse | None:
+    """The response to a question that names an indexed directory (`scoped_question`):
+    the directory's results first, then the others, scored no higher than the last of the
+    directory's; None where the query names no such directory."""
+    scope = scoped_question(query)
+    if scope is None or not has_directory(scope[1]):
+        return None
+    question, directory = scope
+    inside = search(question, directory + "/")
+    if len(inside.results) >= limit:
+        return inside
+    everywhere = search(question, None)
+    shown = {(getattr(hit, "root", None), hit.id) for hit in inside.results}
+    floor = min((hit.score for hit in inside.results), default=1.0)
+    rest = [
+        replace(hit, score=min(hit.score, floor))
+        for hit in everywhere.results
+        if (getattr(hit, "root", None), hit.id) not in shown
+    ]
+    return replace(
+        everywhere if not inside.results else inside,
+        results=[*inside.results, *rest][:limit],
+        complete=inside.complete and everywhere.complete,
+    )
