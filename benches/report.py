@@ -142,6 +142,8 @@ def _repo_columns(summaries: list[Summary], detailed: bool) -> list[tuple[str, C
                 ("definition at 1, asked in words", lambda s: s.get("definition_at_1_framed")),
                 ("definition at 1, typed in another case or convention",
                  lambda s: s.get("definition_at_1_retyped")),
+                ("definition at 1, a member asked in words",
+                 lambda s: s.get("definition_at_1_member")),
                 ("file at 1, asked by its name", lambda s: s.get("file_at_1_named"))]
     if detailed:
         columns.append(("ms/query", lambda s: s.get("search_ms")))
@@ -185,7 +187,8 @@ def _repos_intro(data: dict[str, Any]) -> str:
         " symbol queries whose first result is the definition, also with each name asked in"
         " words (\"where is X defined\", \"the X definition\", \"implementation of X\", \"how"
         " does X work\") and typed in another case or convention (`x`, \"where is x defined\","
-        " `short_byte_string` for `ShortByteString`); and the share of topic questions' first"
+        " `short_byte_string` for `ShortByteString`) and, for a member of a type, named in"
+        " words (\"the listen method of Server\", \"Server's listen method\"); and the share of topic questions' first"
         " target file that comes first when asked for by its name (`request.js`, \"the request"
         " file\"); `python -m benches.quality.repos` reproduces it."
     )
@@ -251,6 +254,7 @@ BASELINE_METRICS = (
     ("definition_at_1_duplicate", "definition at 1 of names defined more than once"),
     ("definition_at_1_framed", "definition at 1 asked in words"),
     ("definition_at_1_retyped", "definition at 1 typed in another case or convention"),
+    ("definition_at_1_member", "definition at 1 of a member asked in words"),
     ("file_at_1_named", "file at 1 asked by its name"),
 )
 

@@ -109,6 +109,19 @@ def test_a_question_that_names_a_directory_searches_it_first(built: Index) -> No
     assert built.search("send a notification in nowhere/at/all", limit=3)
 
 
+@pytest.mark.parametrize(
+    ("query", "fqn"),
+    [
+        ("the delete_task method of TaskStore", "TaskStore.delete_task"),
+        ("TaskStore's save_task method", "TaskStore.save_task"),
+        ("how does Queue Push work", "main.Queue.Push"),
+    ],
+)
+def test_a_member_named_in_words_finds_its_definition(built: Index, query: str, fqn: str) -> None:
+    response = built.search(query, limit=3)
+    assert response[0].fqn == fqn and response.query_kind == "identifier"
+
+
 def test_filters_and_modes(built: Index) -> None:
     go_only = built.search("push a message on the queue", languages=["go"], limit=5)
     assert go_only and all(r.language == "go" for r in go_only)

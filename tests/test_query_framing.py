@@ -11,7 +11,13 @@ from dataclasses import dataclass
 import pytest
 from sharc.manifest.schema import folded_name
 from sharc.ranking import KEYWORD, SEMANTIC, QueryKind, rank
-from sharc.ranking.framing import framed_name, named_file, scoped_question, stripped_request
+from sharc.ranking.framing import (
+    framed_name,
+    member_question,
+    named_file,
+    scoped_question,
+    stripped_request,
+)
 from sharc.ranking.query import respelled
 from sharc.ranking.visibility import DefinitionFacts
 
@@ -215,6 +221,52 @@ def test_a_question_that_names_the_directory_to_look_in(
     query: str, scoped: tuple[str, str] | None
 ) -> None:
     assert scoped_question(query) == scoped
+
+
+@pytest.mark.parametrize(
+    ("query", "member"),
+    [
+        ("the listen method of Server", ("Server", "listen")),
+        ("Server's listen method", ("Server", "listen")),
+        ("parse in OParser", ("OParser", "parse")),
+        ("how does Server listen work", ("Server", "listen")),
+        ("the run method of the Factory class", ("Factory", "run")),
+        ("errors in Parser", ("Parser", "errors")),  # the caller finds no such member
+        ("how are errors handled in the parser", None),
+        ("retry of jobs in Queue", None),
+        ("Server.listen", None),  # a qualified name already
+        ("the Router class", None),
+    ],
+)
+def test_a_question_that_names_a_member_of_a_type(
+    query: str, member: tuple[str, str] | None
+) -> None:
+    assert member_question(query) == member
+
+
+def test_a_member_named_in_words_is_asked_as_its_qualified_name() -> None:
+    asked: list[str] = []
+
+    def arm(query: str, depth: int) -> list[tuple[str, float]]:
+        asked.append(query)
+        return [("src/server.py::Server.listen", 1.0)]
+
+    def defines(
+        ids: Sequence[str], names: Sequence[str], *, missed: bool = True
+    ) -> dict[str, DefinitionFacts]:
+        known = {"listen": "src/server.py::Server.listen", "errors": "src/log.py::errors"}
+        return {known[name]: DefinitionFacts() for name in names if name in known}
+
+    arms = {KEYWORD: arm, SEMANTIC: arm}
+    for query in ("the listen method of Server", "Server's listen method", "listen in Server"):
+        asked.clear()
+        rank(query, arms, _read, defines=defines)
+        assert set(asked) == {"Server.listen"}, query
+    # The type does not define it (or nothing does): a question, searched as asked.
+    for query in ("errors in Parser", "the close method of Server"):
+        asked.clear()
+        rank(query, arms, _read, defines=defines)
+        assert set(asked) == {query}
 
 
 def test_the_arms_are_asked_the_name_when_something_defines_it() -> None:

@@ -92,6 +92,24 @@ def file_name_queries(path: str) -> list[str]:
     return [form.format(name=name, stem=name.rsplit(".", 1)[0]) for form in FILE_NAME_FORMS]
 
 
+#: Each symbol question that names a member of a type (`Server.listen`, `Factory#run`)
+#: asked in words about the member and its type, as people name a method they cannot spell
+#: out; fixed on 2026-12-05 before sharc was measured on them. Reported as definition at 1.
+MEMBER_FORMS = (
+    "the {member} method of {owner}", "{owner}'s {member} method", "{member} in {owner}",
+    "how does {owner} {member} work",
+)
+
+
+def member_forms(name: str) -> list[str]:
+    """`MEMBER_FORMS` of a symbol question's name where it names a type's member."""
+    match = re.fullmatch(r"(?:\w+(?:::|\.))*([A-Z]\w*)(?:\.|#|::)([a-z_]\w*[?!]?)", name)
+    if match is None:
+        return []
+    owner, member = match.groups()
+    return [form.format(owner=owner, member=member) for form in MEMBER_FORMS]
+
+
 def retyped(name: str) -> list[str]:
     """The forms of a symbol question's name typed otherwise (`LOWER_CASE`, and the other
     convention of a one-word name with humps or underscores)."""
@@ -283,6 +301,8 @@ class RepoRun:
     framed: dict[str, dict[str, list[Score]]] = field(default_factory=dict)
     #: mode -> symbol query id -> its score in each of its `retyped` forms
     retyped: dict[str, dict[str, list[Score]]] = field(default_factory=dict)
+    #: mode -> symbol query id (a member of a type) -> its score in each of `member_forms`
+    members: dict[str, dict[str, list[Score]]] = field(default_factory=dict)
     #: mode -> topic query id -> 1.0 where its first target came first, in each of
     #: `FILE_NAME_FORMS`
     named: dict[str, dict[str, list[float]]] = field(default_factory=dict)
@@ -324,6 +344,11 @@ def run_repo(repo: Repo, modes: Sequence[str], index_cache: Path, *, rechunk: bo
             q.id: [score(q, list(index.search(form, limit=DEPTH, **options)))
                    for form in retyped(q.text)]
             for q in repo.queries if q.category == "symbol" and retyped(q.text)
+        }
+        run.members[mode] = {
+            q.id: [score(q, list(index.search(form, limit=DEPTH, **options)))
+                   for form in member_forms(q.text)]
+            for q in repo.queries if q.category == "symbol" and member_forms(q.text)
         }
         run.named[mode] = {
             q.id: [
@@ -421,6 +446,10 @@ def summarize(runs: Sequence[RepoRun], mode: str) -> dict[str, Any]:
             [s.definition_at_1 for s in framed if s.definition_at_1 is not None]
         ),
         "file_ndcg_framed": _mean([s.file_ndcg for s in framed]),
+        "definition_at_1_member": _mean([
+            s.definition_at_1 or 0.0 for run in runs
+            for scores in run.members.get(mode, {}).values() for s in scores
+        ]),
         "file_at_1_named": _mean(
             [v for run in runs for values in run.named.get(mode, {}).values() for v in values]
         ),
@@ -500,6 +529,15 @@ def against_baseline(result: dict[str, Any], baseline: dict[str, Any]) -> dict[s
             entry["definition_at_1_framed"] = [
                 round(x, 2) for x in metrics.paired_bootstrap(*zip(*pairs))
             ]
+        pairs = [(now["hybrid"]["member_definition_at_1"],
+                  before[qid]["hybrid"]["member_definition_at_1"])
+                 for qid, now in shared
+                 if "member_definition_at_1" in before[qid]["hybrid"]
+                 and "member_definition_at_1" in now["hybrid"]]
+        if pairs:
+            entry["definition_at_1_member"] = [
+                round(x, 2) for x in metrics.paired_bootstrap(*zip(*pairs))
+            ]
         pairs = [(now["hybrid"]["named_file_at_1"], before[qid]["hybrid"]["named_file_at_1"])
                  for qid, now in shared
                  if "named_file_at_1" in before[qid]["hybrid"]
@@ -558,6 +596,11 @@ def _query_json(run: RepoRun, mode: str, query_id: str) -> dict[str, Any]:
         entry["framed_definition_at_1"] = round(
             sum(s.definition_at_1 or 0.0 for s in framed) / len(framed), 4
         )
+    members = run.members.get(mode, {}).get(query_id)
+    if members:
+        entry["member_definition_at_1"] = round(
+            sum(s.definition_at_1 or 0.0 for s in members) / len(members), 4
+        )
     named = run.named.get(mode, {}).get(query_id)
     if named:
         entry["named_file_at_1"] = round(sum(named) / len(named), 4)
@@ -581,7 +624,8 @@ def print_summary(result: dict[str, Any]) -> None:
                   f" {summary['definition_at_1']:5.1f} (names defined more than once"
                   f" {summary['definition_at_1_duplicate']:5.1f}; asked in words"
                   f" {summary['definition_at_1_framed']:5.1f}; typed otherwise"
-                  f" {summary['definition_at_1_retyped']:5.1f}) | file asked by its name"
+                  f" {summary['definition_at_1_retyped']:5.1f}; a member in words"
+                  f" {summary['definition_at_1_member']:5.1f}) | file asked by its name"
                   f" {summary['file_at_1_named']:5.1f}")
         for name, per_category in entry["hybrid_vs_arms"].items():
             print(f"{split:4} {name}: " + "  ".join(

@@ -207,3 +207,39 @@ def scoped_question(query: str) -> tuple[str, str] | None:
     if not re.search(r"\w", question):
         return None
     return question, directory
+
+
+#: How a question names a member of a type in words: "the listen method of Server" (`of`,
+#: `in`, `on`, `from`: member first), "Server's listen method" or "Server listen" (type
+#: first).
+_MEMBER_OF = frozenset({"of", "in", "on", "from"})
+#: Words for a member or a type around such a question.
+_MEMBER_WORDS = _FRAMING_WORDS | frozenset(
+    "attribute attributes field fields member members property properties".split()
+)
+
+
+def member_question(query: str) -> tuple[str, str] | None:
+    """The type and the member a question names in words: "the listen method of Server" ->
+    (Server, listen), "Server's listen method" and "how does Server listen work" -> (Server,
+    listen), "parse in OParser" -> (OParser, parse). None where it names anything else;
+    whether the type defines such a member is for the caller to look up ("errors in Parser"
+    and "where is Router used" read the same)."""
+    names: list[str] = []
+    joins: list[str] = []
+    for token in query.split():
+        bare = token.strip("?!.,;:").strip(_QUOTES)
+        lowered = bare.lower().replace("\u2019", "'")
+        if lowered in _MEMBER_OF and len(names) == 1:
+            joins.append(lowered)
+        elif lowered.endswith("'s") and _NAME.fullmatch(bare[:-2]):
+            names.append(bare[:-2])
+            joins.append("'s")
+        elif lowered not in _MEMBER_WORDS:
+            if not _NAME.fullmatch(bare):
+                return None
+            names.append(bare)
+    if len(names) != 2 or len(joins) > 1:
+        return None
+    first, second = names
+    return (second, first) if joins and joins[0] in _MEMBER_OF else (first, second)

@@ -10,6 +10,7 @@ code graph links to the strongest hits, shape the list.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Generic
@@ -17,7 +18,7 @@ from typing import Generic
 from sharc.ranking.boosts import apply_boosts, boost_bound, definition_match
 from sharc.ranking.coherence import apply_coherence
 from sharc.ranking.files import lift_files, rank_files
-from sharc.ranking.framing import framed_name, named_file, stripped_request
+from sharc.ranking.framing import framed_name, member_question, named_file, stripped_request
 from sharc.ranking.fusion import KEYWORD, SEMANTIC, fuse
 from sharc.ranking.graph import (
     GraphFacts,
@@ -153,6 +154,9 @@ def asked_name(
     `sidekiq::job` alone) is searched as the code spells it."""
     framed = framed_name(query)
     if framed is None:
+        member = _asked_member(query, defines)
+        if member is not None:
+            return member
         bare = query.strip().strip("`'\"")
         if spelled is None or len(bare.split()) != 1 or len(qualified_names(bare)) != 1:
             return None
@@ -167,6 +171,22 @@ def asked_name(
     if defines is None or not defines([], query_identifiers(name)):
         return None
     return name
+
+
+def _asked_member(query: str, defines: DefinitionFinder | None) -> str | None:
+    """A question about one member of a type, in words ("the listen method of Server",
+    "Server's listen method"; `member_question`), as the qualified name `Server.listen`,
+    where a definition of the member lies in that type (its id, `path::fqn`, names the
+    type among the fqn's outer segments); None otherwise ("errors in Parser")."""
+    asked = member_question(query)
+    if asked is None or defines is None:
+        return None
+    owner, member = asked
+    for chunk_id in defines([], [member]):
+        outer = re.split(r"::|[.#]", chunk_id.split("::", 1)[-1])[:-1]
+        if owner in outer:
+            return f"{owner}.{member}"
+    return None
 
 
 def _uncrowded_hits(
