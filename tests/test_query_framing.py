@@ -34,6 +34,7 @@ from sharc.ranking.visibility import DefinitionFacts
         ("class Engine", ("Engine", False)),
         ("where is parse defined", ("parse", False)),
         ("how does caching work", ("caching", False)),  # a name only if something defines it
+        ("where is the find function defined", ("find", False)),
         ("the bytecase macro", ("bytecase", False)),
         ("show me the TaskStore class", ("TaskStore", True)),
         ("where\u2019s getUserById defined", ("getUserById", True)),
@@ -231,6 +232,7 @@ def test_a_question_that_names_the_directory_to_look_in(
         ("parse in OParser", ("OParser", "parse")),
         ("how does Server listen work", ("Server", "listen")),
         ("the run method of the Factory class", ("Factory", "run")),
+        ("the find method of Viper", ("Viper", "find")),  # a name before its kind, whatever else
         ("errors in Parser", ("Parser", "errors")),  # the caller finds no such member
         ("how are errors handled in the parser", None),
         ("retry of jobs in Queue", None),

@@ -27,6 +27,13 @@ _FRAMING_WORDS = _DEFINITION_WORDS | frozenset(
     were what what's where where's which who why work works""".split()
 )
 _NAME = re.compile(r"[\w:.#\\()-]*[A-Za-z_][\w:.#\\()-]*")
+#: Words for a kind of definition after its name ("the find method", "the lookup function"):
+#: the word before one is a name, even a word that frames questions (`find`, `show`, `get`).
+_KIND_AFTER_NAME = frozenset(
+    "attribute class constructor enum field function macro member method property struct"
+    " trait".split()
+)
+_ARTICLES = frozenset("a an its that the these this those".split())
 #: A file's name or path: a name with an extension (`cJSON.c`, `lib/request.js`).
 _FILE_NAME = re.compile(r"(?:[\w.-]+/)*[\w.-]*\w\.[A-Za-z][\w+-]{0,9}")
 #: Words around a file's name in a request for the file: "the cJSON.c file", "open app.js".
@@ -139,11 +146,16 @@ def framed_name(query: str) -> tuple[str, bool] | None:
     the caller looks that up."""
     framing = False
     remaining: list[tuple[str, bool]] = []
-    for token in query.split():
+    tokens = query.split()
+    named = _named_by_kind(tokens)
+    for position, token in enumerate(tokens):
         bare = token.strip("?!.,;:")
         quoted = len(bare) > 1 and bare[0] in _QUOTES and bare[-1] == bare[0]
         word = bare.strip(_QUOTES)
-        if not quoted and word.lower().replace("\u2019", "'") in _FRAMING_WORDS:
+        if position in named:
+            framing = True
+            remaining.append((word, quoted))
+        elif not quoted and word.lower().replace("\u2019", "'") in _FRAMING_WORDS:
             framing = True
         elif word:
             remaining.append((word, quoted))
@@ -153,6 +165,19 @@ def framed_name(query: str) -> tuple[str, bool] | None:
     if not _NAME.fullmatch(name):
         return None
     return name, quoted or is_code_shaped(name)
+
+
+def _named_by_kind(tokens: list[str]) -> set[int]:
+    """The positions of the words a kind of definition follows ("the find method" -> `find`),
+    articles aside: names, whatever else such a word can mean."""
+    return {
+        position - 1
+        for position, token in enumerate(tokens)
+        if position
+        and token.strip("?!.,;:").lower() in _KIND_AFTER_NAME
+        and tokens[position - 1].lower() not in _ARTICLES | _KIND_AFTER_NAME
+        and _NAME.fullmatch(tokens[position - 1].strip(_QUOTES))
+    }
 
 
 def named_file(query: str) -> str | None:
@@ -227,10 +252,14 @@ def member_question(query: str) -> tuple[str, str] | None:
     and "where is Router used" read the same)."""
     names: list[str] = []
     joins: list[str] = []
-    for token in query.split():
+    tokens = query.split()
+    named = _named_by_kind(tokens)
+    for position, token in enumerate(tokens):
         bare = token.strip("?!.,;:").strip(_QUOTES)
         lowered = bare.lower().replace("\u2019", "'")
-        if lowered in _MEMBER_OF and len(names) == 1:
+        if position in named:
+            names.append(bare)
+        elif lowered in _MEMBER_OF and len(names) == 1:
             joins.append(lowered)
         elif lowered.endswith("'s") and _NAME.fullmatch(bare[:-2]):
             names.append(bare[:-2])
