@@ -287,7 +287,7 @@ def test_the_arms_are_asked_the_name_when_something_defines_it() -> None:
     # Nothing defines `Router`: a question in words, searched as asked.
     asked.clear()
     ranked = rank("where is the Router class defined?", arms, _read, defines=_defines(set()))
-    assert set(asked) == {"where is the Router class defined?"}
+    assert set(asked) == {"where is the Router class defined"}
     assert ranked.kind is QueryKind.NATURAL_LANGUAGE
     # A name of code's shape needs no lookup.
     asked.clear()
@@ -304,20 +304,21 @@ def test_the_arms_are_asked_the_name_when_something_defines_it() -> None:
         ("where is the logic for parsing headers", "parsing headers"),
         ("show me the functions that parse dates", "parse dates"),
         ("show me the implementation of TaskStore", "TaskStore"),
-        ("code that parses dates?", "parses dates?"),
+        ("code that parses dates?", "parses dates"),
         ("retry failed jobs in this repo?", "retry failed jobs"),
         # The repository as the place or the subject of the question.
-        ("How does the codebase handle retries?", "handle retries?"),
-        ("Where in the code is the retry delay computed?", "Where is the retry delay computed?"),
-        ("In this repo, where is the retry delay computed?", "where is the retry delay computed?"),
+        ("How does the codebase handle retries?", "handle retries"),
+        ("Where in the code is the retry delay computed?", "Where is the retry delay computed"),
+        ("In this repo, where is the retry delay computed?", "where is the retry delay computed"),
         ("how does the app start", "how does the app start"),
         ("I am looking for where retries are scheduled", "retries are scheduled"),
         # Which part holds it, and a sentence that only asks.
-        ("Which file contains the retry delay?", "the retry delay?"),
-        ("What module handles retries?", "retries?"),
-        ("retry delay. Show the relevant functions.", "retry delay."),
-        ("How are plugins loaded? Where should I look?", "How are plugins loaded?"),
-        ("What does this do?", "What does this do?"),
+        ("Which file contains the retry delay?", "the retry delay"),
+        ("What module handles retries?", "retries"),
+        ("retry delay. Show the relevant functions.", "retry delay"),
+        ("How are plugins loaded? Where should I look?", "How are plugins loaded"),
+        ("What does this do?", "What does this do"),
+        ("empty?", "empty?"),  # a name's mark, not a sentence's
         # A clause that leaves a kind of file out names what is not wanted.
         ("retry logic, not the tests", "retry logic"),
         ("retry logic (look in the source, not the tests)", "retry logic"),

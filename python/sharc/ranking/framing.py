@@ -124,8 +124,8 @@ def stripped_request(query: str) -> str:
     """The query without the words of a request for code around it: "Find the code
     responsible for retrying failed jobs in this repository" -> "retrying failed jobs", and
     without a clause that leaves a kind of file out ("retry logic, not the tests" -> "retry
-    logic": the default leaves tests down already). The query itself when that would leave
-    nothing."""
+    logic": the default leaves tests down already), and without the mark that ends a
+    sentence ("Q." and "Q?" rank as Q). The query itself when that would leave nothing."""
     sentences = [
         sentence for sentence in _SENTENCE_END.split(query)
         if not {w.lower() for w in re.findall(r"[\w']+", sentence)} <= _REQUEST_WORDS
@@ -133,7 +133,10 @@ def stripped_request(query: str) -> str:
     stripped = " ".join(sentences) if sentences else query
     stripped = _REPOSITORY_MENTION.sub("", _NEGATED_KIND.sub("", stripped))
     stripped = _REQUEST_CLOSING.sub("", _REQUEST_OPENING.sub("", stripped, count=1), count=1)
-    return stripped.strip() or query
+    stripped = stripped.strip()
+    if " " in stripped or stripped != query.strip():  # a sentence's end, not a name's (`empty?`)
+        stripped = stripped.rstrip(".?!").rstrip()
+    return stripped or query
 
 
 def framed_name(query: str) -> tuple[str, bool] | None:
