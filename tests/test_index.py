@@ -107,6 +107,9 @@ def test_a_question_that_names_a_directory_searches_it_first(built: Index) -> No
     assert all(r.path.startswith("taskboard/") for r in built.search(
         "send a notification in notifier/", path_prefix="taskboard/", limit=3))
     assert built.search("send a notification in nowhere/at/all", limit=3)
+    # A directory named by its name.
+    named = built.search("send a notification in the notifier package", limit=6)
+    assert [r.id for r in named] == [r.id for r in scoped]
 
 
 @pytest.mark.parametrize(

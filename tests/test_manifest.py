@@ -220,4 +220,10 @@ def test_files_are_found_by_their_name_or_the_end_of_their_path(tmp_path: Path) 
         "request.js": [], "lib/request.js": [], "a/b/lib/request.js": [],
     }
     assert manifest.named_files("Server.listen") == {}  # no file type: no lookup
+    # Directories, by path or by a name only one of them has.
+    assert manifest.directory("a/b") == "a/b" and manifest.directory("a/b/lib") == "a/b/lib"
+    assert manifest.directory("a/c") is None
+    assert manifest.directory("docs") == "docs" and manifest.directory("B") == "a/b"
+    assert manifest.directory("lib") is None  # lib/ and a/b/lib/
+    assert manifest.directory("nowhere") is None
     manifest.close()

@@ -211,6 +211,9 @@ def test_the_named_files_come_first_with_their_first_chunks_where_unreturned() -
         ("eviction (in pkg/cache)", ("eviction", "pkg/cache")),
         ("tasks in ./taskboard/ that are due", ("tasks that are due", "taskboard")),
         ("read/write lock", ("lock", "read/write")),  # the caller finds no such directory
+        ("how are tokens read in the lexer package", ("how are tokens read", "lexer")),
+        ("errors under the handlers folder", ("errors", "handlers")),
+        ("errors in the parser module", None),  # a module may be a file
         ("lib/request.js", None),  # a file, not a place
         ("lib/queue/", None),  # a place and no question
         ("parse in src/ and lib/", None),  # two places

@@ -28,7 +28,8 @@ def test_the_named_directory_comes_first_and_the_rest_fills_the_list() -> None:
         asked.append((question, prefix))
         return SearchResponse(HITS[prefix], ("keyword",), "natural_language", True)
 
-    response = scoped_search(search, "retries in lib/queue/", 3, {"lib/queue"}.__contains__)
+    directories = {"lib/queue": "lib/queue", "queue": "lib/queue"}.get
+    response = scoped_search(search, "retries in lib/queue/", 3, directories)
     assert response is not None
     assert asked == [("retries", "lib/queue/"), ("retries", None)]
     assert [(hit.path, hit.score) for hit in response] == [
@@ -36,8 +37,13 @@ def test_the_named_directory_comes_first_and_the_rest_fills_the_list() -> None:
     ]
     # Enough in the directory: nothing else is searched.
     asked.clear()
-    response = scoped_search(search, "retries in lib/queue/", 1, {"lib/queue"}.__contains__)
+    response = scoped_search(search, "retries in lib/queue/", 1, directories)
     assert response is not None and len(response) == 1 and len(asked) == 1
+    # A directory named by its name: the one the finder knows by it.
+    asked.clear()
+    response = scoped_search(search, "retries in the queue package", 1, directories)
+    assert response is not None and asked == [("retries", "lib/queue/")]
     # A directory no file lies under, or none named: not a scoped search.
-    assert scoped_search(search, "retries in lib/none/", 3, {"lib/queue"}.__contains__) is None
-    assert scoped_search(search, "retries", 3, {"lib/queue"}.__contains__) is None
+    assert scoped_search(search, "retries in lib/none/", 3, directories) is None
+    assert scoped_search(search, "retries in the none folder", 3, directories) is None
+    assert scoped_search(search, "retries", 3, directories) is None

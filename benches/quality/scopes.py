@@ -1,7 +1,8 @@
 """The repository benchmark's questions in words asked with a directory named as the place to
-look ("Q in D/", "Q under D", "in D/: Q"), D the directory of the question's first target file
-(questions whose first target lies below the top directory): file NDCG@10 against the
-question alone, paired per question, and the share of the top 10 that lies under D.
+look ("Q in D/", "Q under D", "in D/: Q", "Q in the B package", B the last part of D), D the
+directory of the question's first target file (questions whose first target lies below the
+top directory): file NDCG@10 against the question alone, paired per question, and the share
+of the top 10 that lies under D.
 
     python -m benches.quality.scopes                 # dev third
     python -m benches.quality.scopes --split test    # the held-out third, once at the end
@@ -21,7 +22,7 @@ from benches.quality.repos import DEPTH, load_repos, score
 from benches.quality.tune_repos import open_indexes
 
 #: The scopings measured on 2026-12-05 (stop 39), fixed before measuring.
-SCOPINGS = ("{q} in {d}/", "{q} under {d}", "in {d}/: {q}")
+SCOPINGS = ("{q} in {d}/", "{q} under {d}", "in {d}/: {q}", "{q} in the {b} package")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -39,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             alone.append(score(query, list(index.search(query.text, limit=DEPTH))).file_ndcg)
             for form in SCOPINGS:
-                text = form.format(q=query.text, d=directory)
+                text = form.format(q=query.text, d=directory, b=directory.rpartition("/")[2])
                 hits = list(index.search(text, limit=DEPTH))
                 scoped[form].append(score(query, hits).file_ndcg)
                 top = hits[:10]

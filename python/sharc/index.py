@@ -369,7 +369,7 @@ class Index(AsyncIndexMethods):
                     include_tests=include_tests, max_per_file=max_per_file, graph=graph,
                     vectors=vectors,
                 ),
-                query, limit, manifest.has_directory,
+                query, limit, manifest.directory,
             )
             if scoped is not None:
                 return scoped

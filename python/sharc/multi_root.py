@@ -106,7 +106,8 @@ def search_many(
         if path_prefix is None and query:  # "retries in lib/queue/": that directory first
             manifests = [index._reader_manifest() for index in opened]
             scoped = scoped_search(
-                search, query, limit, lambda d: any(m.has_directory(d) for m in manifests)
+                search, query, limit,
+                lambda place: next(filter(None, (m.directory(place) for m in manifests)), None),
             )
             if scoped is not None:
                 return scoped

@@ -1,5 +1,5 @@
 """A question that names a directory as the place to look ("retries in lib/queue/", "how
-are errors handled under src/server") searches that directory first, as `path_prefix`
+are errors handled under src/server", "tokens in the lexer package") searches that directory first, as `path_prefix`
 would, and the rest of the repository fills the list after it: the clause that names the
 place is not searched for (its path words matched every file under `lib/`, and only 71% of a
 dev question's top 10 lay in the directory it named)."""
@@ -17,15 +17,17 @@ Searcher = Callable[[str, str | None], SearchResponse]
 
 
 def scoped_search(
-    search: Searcher, query: str, limit: int, has_directory: Callable[[str], bool]
+    search: Searcher, query: str, limit: int, directory_of: Callable[[str], str | None]
 ) -> SearchResponse | None:
-    """The response to a question that names an indexed directory (`scoped_question`):
-    the directory's results first, then the others, scored no higher than the last of the
-    directory's; None where the query names no such directory."""
+    """The response to a question that names an indexed directory (`scoped_question`; its
+    path or its name, which `directory_of` finds among the indexed files): the directory's
+    results first, then the others, scored no higher than the last of the directory's; None
+    where the query names no such directory."""
     scope = scoped_question(query)
-    if scope is None or not has_directory(scope[1]):
+    directory = directory_of(scope[1]) if scope is not None else None
+    if scope is None or directory is None:
         return None
-    question, directory = scope
+    question = scope[0]
     inside = search(question, directory + "/")
     if len(inside.results) >= limit:
         return inside

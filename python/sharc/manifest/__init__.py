@@ -216,8 +216,8 @@ class Manifest:
 
     # -- chunks (`sharc.manifest.chunk_table`) ---------------------------------------------
 
-    def has_directory(self, directory: str) -> bool:
-        return self._files.has_directory(directory)
+    def directory(self, place: str) -> str | None:
+        return self._files.directory(place)
 
     def files_named(self, name: str, limit: int, *, stem: bool = False) -> list[str]:
         return self._files.files_named(name, limit, stem=stem)

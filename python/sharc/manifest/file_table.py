@@ -76,14 +76,32 @@ class FileTable:
                      == name.lower()]
         return paths[:limit]
 
-    def has_directory(self, directory: str) -> bool:
-        """Whether some indexed file lies under `directory` (a relative path, no slash at
-        either end): one step along the files' keys."""
-        prefix = directory + "/"
-        return self._db.connection().execute(
-            "SELECT 1 FROM files WHERE path >= ? AND path < ? LIMIT 1",
-            (prefix, directory + "0"),  # `0` follows `/`
-        ).fetchone() is not None
+    def directory(self, place: str) -> str | None:
+        """The indexed directory a question names (`sharc.scoped_search`): `place` itself
+        where it is a path (`lib/queue`) some indexed file lies under; for a bare name
+        (`lexer`), the one directory of that name (any case) among the files' paths, None
+        where there are several (`internal` in three places) or none."""
+        connection = self._db.connection()
+        if "/" in place:
+            row = connection.execute(
+                "SELECT 1 FROM files WHERE path >= ? AND path < ? LIMIT 1",
+                (place + "/", place + "0"),  # `0` follows `/`
+            ).fetchone()
+            return place if row is not None else None
+        literal = place.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        rows = connection.execute(
+            "SELECT path FROM files WHERE path LIKE ? ESCAPE '\\' OR path LIKE ? ESCAPE '\\'",
+            (literal + "/%", "%/" + literal + "/%"),
+        )
+        found: set[str] = set()
+        wanted = place.lower()
+        for (path,) in rows:
+            parts = path.split("/")[:-1]
+            depth = next(i for i, part in enumerate(parts) if part.lower() == wanted)
+            found.add("/".join(parts[: depth + 1]))
+            if len(found) > 1:
+                return None
+        return found.pop() if found else None
 
     def files(self) -> dict[str, FileRecord]:
         rows = self._db.connection().execute(f"SELECT {_FILE_COLUMNS} FROM files")

@@ -206,28 +206,35 @@ def named_file(query: str) -> str | None:
 
 
 #: A directory a question names as the place to look: "retries in lib/queue/", "under
-#: src/server", "in the pkg/cache directory". The path has a `/` (a bare word is a word).
+#: src/server", "in the pkg/cache directory" (a path: it has a `/`), or "in the lexer
+#: package", "under the handlers folder" (a directory's name, with the word for one).
 _SCOPE = re.compile(
     r"""(?<![\w/.@+-])
-    (?:(?:in|under|within|inside|from|of)\s+(?:the\s+)?)?
-    [`'"]?(?P<directory>\.?/?(?:[\w.@+-]+/)+[\w.@+-]*)[`'"]?
-    (?:\s+(?:directory|dir|folder|package|module|tree))?
+    (?:
+        (?:(?:in|under|within|inside|from|of)\s+(?:the\s+)?)?
+        [`'"]?(?P<directory>\.?/?(?:[\w.@+-]+/)+[\w.@+-]*)[`'"]?
+        (?:\s+(?:directory|dir|folder|package|module|tree))?
+    |
+        (?:in|under|within|inside|from)\s+(?:the\s+)?
+        [`'"]?(?P<name>[\w.@+-]+)[`'"]?\s+(?:directory|dir|folder|package)
+    )
     (?=$|[\s,;:?!.)])""",
-    re.VERBOSE,
+    re.VERBOSE | re.IGNORECASE,
 )
 
 
 def scoped_question(query: str) -> tuple[str, str] | None:
     """The question and the one directory it names as the place to look ("retries in
-    lib/queue/" -> ("retries", "lib/queue")), the clause that names it left out; None where it
-    names none, or more than one path, or only a path. A file's path is a file, not a place
-    (`named_file`); whether the directory is indexed is for the caller to look up ("and/or"
-    looks like one)."""
+    lib/queue/" -> ("retries", "lib/queue"); "tokens in the lexer package" -> ("tokens",
+    "lexer"), a directory's name), the clause that names it left out; None where it names
+    none, or more than one, or only a place. A file's path is a file, not a place
+    (`named_file`); which indexed directory a path or a name is, if any, is for the caller
+    to look up ("and/or" looks like one)."""
     found = list(_SCOPE.finditer(query))
     if len(found) != 1:
         return None
     match = found[0]
-    directory = match.group("directory").removeprefix("./").strip("/")
+    directory = (match.group("directory") or match.group("name")).removeprefix("./").strip("/")
     if not directory or _FILE_NAME.fullmatch(directory):
         return None
     question = query[: match.start()] + query[match.end() :]
