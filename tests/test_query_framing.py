@@ -35,6 +35,8 @@ from sharc.ranking.visibility import DefinitionFacts
         ("where is parse defined", ("parse", False)),
         ("how does caching work", ("caching", False)),  # a name only if something defines it
         ("where is the find function defined", ("find", False)),
+        ("where is Attribute defined", ("Attribute", False)),  # a kind's word as a name
+        ("where is struct cjson defined", ("cjson", False)),
         ("the bytecase macro", ("bytecase", False)),
         ("show me the TaskStore class", ("TaskStore", True)),
         ("where\u2019s getUserById defined", ("getUserById", True)),

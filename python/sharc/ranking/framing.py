@@ -172,13 +172,14 @@ def framed_name(query: str) -> tuple[str, bool] | None:
 
 def _named_by_kind(tokens: list[str]) -> set[int]:
     """The positions of the words a kind of definition follows ("the find method" -> `find`),
-    articles aside: names, whatever else such a word can mean."""
+    articles and glue aside ("where is struct X"): names, whatever else such a word can
+    mean."""
     return {
         position - 1
         for position, token in enumerate(tokens)
         if position
-        and token.strip("?!.,;:").lower() in _KIND_AFTER_NAME
-        and tokens[position - 1].lower() not in _ARTICLES | _KIND_AFTER_NAME
+        and token.strip("?!.,;:") in _KIND_AFTER_NAME  # as typed: `Attribute` is a name
+        and tokens[position - 1].lower() not in _ARTICLES | _KIND_AFTER_NAME | STOPWORDS
         and _NAME.fullmatch(tokens[position - 1].strip(_QUOTES))
     }
 
