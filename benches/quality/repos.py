@@ -37,7 +37,6 @@ import argparse
 import datetime as dt
 import json
 import math
-import re
 import sys
 import tarfile
 import time
@@ -47,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from benches.quality import metrics
+from benches.quality.asked_otherwise import FRAMINGS, file_name_queries, member_forms, retyped
 from benches.quality.dataset import QUERIES_DIR, RESULTS_DIR, Target, data_dir, eval_dir
 
 REPO_QUERIES = QUERIES_DIR / "repos"
@@ -64,67 +64,6 @@ PREVIOUS_RANKING = {
     "files_first": False,
 }
 DEPTH = 30  # results read per query: enough to rank 10 distinct files
-#: Each symbol question asked again in words, as users ask for a definition ("where is
-#: `Router` defined"); fixed on 2026-12-05 before sharc was measured on them. Reported as
-#: definition at 1 and file NDCG@10 over every symbol question in every phrasing.
-FRAMINGS = (
-    "where is {name} defined", "the {name} definition", "implementation of {name}",
-    "how does {name} work",
-)
-#: Each symbol question's name typed otherwise, as people type names they half remember or
-#: carry over from another language (`retyped`): in lower case (`shortbytestring`, "where is
-#: shortbytestring defined") and in the other convention (`short_byte_string` for
-#: `ShortByteString`, `parseGitDirty` for `parse_git_dirty`); fixed on 2026-12-05 before
-#: sharc was measured on them. Reported as definition at 1 over every such form.
-LOWER_CASE = ("{lower}", "where is {lower} defined")
-
-
-#: Each topic question's first target file asked for by its name, as people open a file they
-#: know (`request.js`, "the request file"); fixed on 2026-12-05 before sharc was measured on
-#: them. Reported as the share whose first result is that file (a name several files share
-#: counts against it).
-FILE_NAME_FORMS = ("{name}", "the {stem} file")
-
-
-def file_name_queries(path: str) -> list[str]:
-    """`FILE_NAME_FORMS` of one target file."""
-    name = path.rsplit("/", 1)[-1]
-    return [form.format(name=name, stem=name.rsplit(".", 1)[0]) for form in FILE_NAME_FORMS]
-
-
-#: Each symbol question that names a member of a type (`Server.listen`, `Factory#run`)
-#: asked in words about the member and its type, as people name a method they cannot spell
-#: out; fixed on 2026-12-05 before sharc was measured on them. Reported as definition at 1.
-MEMBER_FORMS = (
-    "the {member} method of {owner}", "{owner}'s {member} method", "{member} in {owner}",
-    "how does {owner} {member} work",
-)
-
-
-def member_forms(name: str) -> list[str]:
-    """`MEMBER_FORMS` of a symbol question's name where it names a type's member."""
-    match = re.fullmatch(r"(?:\w+(?:::|\.))*([A-Z]\w*)(?:\.|#|::)([a-z_]\w*[?!]?)", name)
-    if match is None:
-        return []
-    owner, member = match.groups()
-    return [form.format(owner=owner, member=member) for form in MEMBER_FORMS]
-
-
-def retyped(name: str) -> list[str]:
-    """The forms of a symbol question's name typed otherwise (`LOWER_CASE`, and the other
-    convention of a one-word name with humps or underscores)."""
-    forms = []
-    if name.lower() != name:
-        forms = [form.format(lower=name.lower()) for form in LOWER_CASE]
-    if re.fullmatch(r"[A-Za-z]\w*", name):
-        if re.search(r"[a-z0-9][A-Z]", name):
-            forms.append(re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower())
-        elif "_" in name.strip("_"):
-            head, *rest = name.split("_")
-            forms.append(head + "".join(part[:1].upper() + part[1:] for part in rest))
-    return forms
-
-
 @dataclass(frozen=True)
 class RepoQuery:
     id: str
@@ -484,6 +423,15 @@ def comparisons(runs: Sequence[RepoRun], modes: Sequence[str]) -> dict[str, Any]
     return out
 
 
+#: Each query's score asked otherwise (`_query_json`) and its name among a split's figures.
+ASKED_OTHERWISE = (
+    ("framed_definition_at_1", "definition_at_1_framed"),
+    ("retyped_definition_at_1", "definition_at_1_retyped"),
+    ("member_definition_at_1", "definition_at_1_member"),
+    ("named_file_at_1", "file_at_1_named"),
+)
+
+
 def against_baseline(result: dict[str, Any], baseline: dict[str, Any]) -> dict[str, Any]:
     """Hybrid here minus hybrid in `baseline` (an earlier result file: another commit, the same
     queries), per split, with paired bootstrap intervals: file NDCG@10 per category, and
@@ -520,41 +468,12 @@ def against_baseline(result: dict[str, Any], baseline: dict[str, Any]) -> dict[s
             entry["definition_at_1_duplicate"] = [
                 round(x, 2) for x in metrics.paired_bootstrap(*zip(*pairs))
             ]
-        pairs = [(now["hybrid"]["framed_definition_at_1"],
-                  before[qid]["hybrid"]["framed_definition_at_1"])
-                 for qid, now in shared
-                 if "framed_definition_at_1" in before[qid]["hybrid"]
-                 and "framed_definition_at_1" in now["hybrid"]]
-        if pairs:
-            entry["definition_at_1_framed"] = [
-                round(x, 2) for x in metrics.paired_bootstrap(*zip(*pairs))
-            ]
-        pairs = [(now["hybrid"]["member_definition_at_1"],
-                  before[qid]["hybrid"]["member_definition_at_1"])
-                 for qid, now in shared
-                 if "member_definition_at_1" in before[qid]["hybrid"]
-                 and "member_definition_at_1" in now["hybrid"]]
-        if pairs:
-            entry["definition_at_1_member"] = [
-                round(x, 2) for x in metrics.paired_bootstrap(*zip(*pairs))
-            ]
-        pairs = [(now["hybrid"]["named_file_at_1"], before[qid]["hybrid"]["named_file_at_1"])
-                 for qid, now in shared
-                 if "named_file_at_1" in before[qid]["hybrid"]
-                 and "named_file_at_1" in now["hybrid"]]
-        if pairs:
-            entry["file_at_1_named"] = [
-                round(x, 2) for x in metrics.paired_bootstrap(*zip(*pairs))
-            ]
-        pairs = [(now["hybrid"]["retyped_definition_at_1"],
-                  before[qid]["hybrid"]["retyped_definition_at_1"])
-                 for qid, now in shared
-                 if "retyped_definition_at_1" in before[qid]["hybrid"]
-                 and "retyped_definition_at_1" in now["hybrid"]]
-        if pairs:
-            entry["definition_at_1_retyped"] = [
-                round(x, 2) for x in metrics.paired_bootstrap(*zip(*pairs))
-            ]
+        for per_query, name in ASKED_OTHERWISE:
+            pairs = [(now["hybrid"][per_query], before[qid]["hybrid"][per_query])
+                     for qid, now in shared
+                     if per_query in before[qid]["hybrid"] and per_query in now["hybrid"]]
+            if pairs:
+                entry[name] = [round(x, 2) for x in metrics.paired_bootstrap(*zip(*pairs))]
         out["splits"][split] = entry
     return out
 
