@@ -10,15 +10,15 @@ code graph links to the strongest hits, shape the list.
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Generic
 
+from sharc.ranking.asked import DefinitionFinder, SpellingFinder, asked_name
 from sharc.ranking.boosts import apply_boosts, boost_bound, definition_match
 from sharc.ranking.coherence import apply_coherence
 from sharc.ranking.files import lift_files, rank_files
-from sharc.ranking.framing import framed_name, member_question, named_file, stripped_request
+from sharc.ranking.framing import named_file, stripped_request
 from sharc.ranking.fusion import KEYWORD, SEMANTIC, fuse
 from sharc.ranking.graph import (
     GraphFacts,
@@ -35,9 +35,6 @@ from sharc.ranking.query import (
     QueryKind,
     classify_query,
     covers_words,
-    qualified_names,
-    query_identifiers,
-    respelled,
 )
 from sharc.ranking.records import C, Scored
 from sharc.ranking.settings import DEFAULT_SETTINGS, RankingSettings
@@ -55,18 +52,9 @@ UnseenFinder = Callable[[Sequence[str]], Collection[str]]
 #: A chunk's header, code and path (None when it is gone): what the keyword share of a
 #: question in words looks at in the keyword arm's best hit (`covers_words`).
 TextReader = Callable[[str], str | None]
-#: `(ids, names, *, missed=True) -> {id: facts}`: those of the candidate ids whose chunk's
-#: symbol is one of the names, exactly (what the definitions-first stage lifts), and with
-#: `missed`, the whole definitions of the names the ids miss, each with what its declaration
-#: says (`sharc.ranking.visibility.DefinitionFacts`), without reading the candidates' records.
-DefinitionFinder = Callable[..., Mapping[str, DefinitionFacts]]
 #: `(query, paths) -> {path: share}`: how well each candidate file's whole text matches the
 #: query, relative to the best file's (0-1; `sharc.file_keywords`).
 FileEvidence = Callable[[str, Collection[str]], Mapping[str, float]]
-#: `name -> spelling`: the spelling the code defines a name with, matched in any case
-#: (`ShortByteString` for `shortbytestring`; the name itself where the code spells it so),
-#: None where nothing defines it.
-SpellingFinder = Callable[[str], str | None]
 #: `file name or path -> {path: ids of its first chunks}`: the indexed files of that name
 #: (`request.js`) or whose path ends so (`lib/request.js`), in the order a tie between them
 #: goes; empty where none is.
@@ -141,52 +129,6 @@ def rank(
         ranked.candidates, named, read, accepts=accepts, max_per_file=max_per_file
     )
     return Ranking(lifted, ranked.arms, ranked.kind)
-
-
-def asked_name(
-    query: str, defines: DefinitionFinder | None, spelled: SpellingFinder | None = None
-) -> str | None:
-    """The name a question about one definition asks for ("where is `Router` defined", "the
-    Router class"; `framed_name`): searched as that name alone, such a question ranks what a
-    search for the name ranks, its definitions first. A name whose shape does not say so
-    (`Router`, `parse`) counts only where something defines it. With `spelled`, a name asked
-    for in another case than the code's ("where is shortbytestring defined", or the query
-    `sidekiq::job` alone) is searched as the code spells it."""
-    framed = framed_name(query)
-    if framed is None:
-        member = _asked_member(query, defines)
-        if member is not None:
-            return member
-        bare = query.strip().strip("`'\"")
-        if spelled is None or len(bare.split()) != 1 or len(qualified_names(bare)) != 1:
-            return None
-        spelling, _ = respelled(bare, spelled)
-        return spelling if spelling != bare else None
-    name, shaped = framed
-    if spelled is not None:
-        spelling, defined = respelled(name, spelled)
-        return spelling if defined or shaped else None
-    if shaped:
-        return name
-    if defines is None or not defines([], query_identifiers(name)):
-        return None
-    return name
-
-
-def _asked_member(query: str, defines: DefinitionFinder | None) -> str | None:
-    """A question about one member of a type, in words ("the listen method of Server",
-    "Server's listen method"; `member_question`), as the qualified name `Server.listen`,
-    where a definition of the member lies in that type (its id, `path::fqn`, names the
-    type among the fqn's outer segments); None otherwise ("errors in Parser")."""
-    asked = member_question(query)
-    if asked is None or defines is None:
-        return None
-    owner, member = asked
-    for chunk_id in defines([], [member]):
-        outer = re.split(r"::|[.#]", chunk_id.split("::", 1)[-1])[:-1]
-        if owner in outer:
-            return f"{owner}.{member}"
-    return None
 
 
 def _uncrowded_hits(
