@@ -48,7 +48,11 @@ def add_commands(
 
     search = commands.add_parser("search", help="search an indexed repository",
                                  description=_doc(_search))
-    search.add_argument("query", help="natural language or an identifier")
+    search.add_argument(
+        "query",
+        help="natural language, an identifier (any case or convention) or a file's name;"
+        " a directory it names ('... in lib/queue/') is searched first",
+    )
     search.add_argument("--path", action="append", default=None, metavar="PATH",
                         help="an indexed repository root (default: .); repeat it to search"
                         " several roots as one, each hit naming its root")
