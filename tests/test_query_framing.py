@@ -18,6 +18,7 @@ from sharc.ranking.framing import (
     scoped_question,
     stripped_request,
 )
+from sharc.ranking.named_files import named_files_first
 from sharc.ranking.query import respelled
 from sharc.ranking.visibility import DefinitionFacts
 
@@ -198,6 +199,13 @@ def test_the_named_files_come_first_with_their_first_chunks_where_unreturned() -
     ranked = rank("Router.py", only_guide, _read, files_named=lambda n: files.get(n, {}),
                   accepts=lambda record: record.path != "src/Router.py")
     assert [chunk.id for chunk, _ in ranked.candidates] == ["src/guide.py::where"]
+    # A name shared across kinds: code before docs, whatever the arms said.
+    docs = _Record("docs/router.md::Router", "docs/router.md", "", "Router", kind="section",
+                   tier=2)
+    code = _RECORDS["src/Router.py::Router"]
+    lifted = named_files_first([(docs, 1.0), (code, 0.5)],
+                               {"docs/router.md": [], "src/Router.py": []}, _read)
+    assert [chunk.path for chunk, _ in lifted] == ["src/Router.py", "docs/router.md"]
     # A name no file has: searched as asked.
     asked.clear()
     rank("where is Nothing.py", arms, _read, files_named=lambda n: {})

@@ -1,8 +1,9 @@
 """The last stage for a query that names a file ("request.js", "the cJSON.c file",
 `lib/app.ts`): the files of that name come first, each with its best candidates, or where no
 arm returned one of them, with its first chunks (where the file begins; the finder gives none
-for a name many files share, `index.js`). Among files of the same name the ranking's order
-stands; the rest of the list follows as ranked."""
+for a name many files share, `index.js`). Among files of the same name code comes before
+docs and config, and the ranking's order stands within each; the rest of the list follows as
+ranked."""
 
 from __future__ import annotations
 
@@ -34,6 +35,9 @@ def named_files_first(
     lifted += [
         (records[i], 0.0) for i in unread if i in records and (accepts is None or accepts(records[i]))
     ]
+    # Files of a name shared across kinds ("the request file": lib/request.js and
+    # docs/api/request.md): code before docs and config, each kind in the ranking's order.
+    lifted.sort(key=lambda pair: getattr(pair[0], "tier", 1))
     top = max((score for _, score in candidates), default=0.0)
     # Above the best, in the order they are in: each one a little above the next.
     step = max(top, 1.0) * 1e-6
