@@ -191,6 +191,13 @@ def test_a_name_is_found_as_the_code_spells_it_in_any_case(tmp_path: Path) -> No
     ).fetchall()
     assert "chunks_symbol_folded" in str(plan)  # looked up, not scanned
     manifest.close()
+    # A manifest from before the index, read before its next update: names as spelled only.
+    with sqlite3.connect(tmp_path / "manifest.sqlite") as connection:
+        connection.execute("DROP INDEX chunks_symbol_folded")
+    older = Manifest(tmp_path / "manifest.sqlite", writable=False)
+    assert older.defined_spelling("ShortByteString") == "ShortByteString"
+    assert older.defined_spelling("shortbytestring") is None
+    older.close()
 
 
 def test_files_are_found_by_their_name_or_the_end_of_their_path(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from sharc.manifest.records import (
 )
 from sharc.manifest.schema import (
     CHUNKER_VERSION,
+    FOLDED_INDEX,
     FOLDED_SYMBOL,
     REFERENCES_VERSION,
     Database,
@@ -31,6 +32,16 @@ class GraphTables:
 
     def __init__(self, database: Database) -> None:
         self._db = database
+        self._has_folded_index: bool | None = None
+
+    def _folded_index(self) -> bool:
+        """Whether the manifest has the `chunks_symbol_folded` index (asked once)."""
+        if self._has_folded_index is None:
+            self._has_folded_index = self._db.connection().execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?",
+                (FOLDED_INDEX,),
+            ).fetchone() is not None
+        return self._has_folded_index
 
     def has_references(self) -> bool:
         """Whether the `refs` table holds every file's references (perhaps read by an older
@@ -147,8 +158,17 @@ class GraphTables:
         """The spelling the code defines `name` with, matched in any (ASCII) case and with or
         without underscores: `name` itself where a definition spells it so, else one that
         differs only in case, else the spelling most definitions use (`ShortByteString` for
-        `shortbytestring` or `short_byte_string`); None where nothing defines it."""
-        row = self._db.connection().execute(
+        `shortbytestring` or `short_byte_string`); None where nothing defines it. A manifest
+        written before the folded index (read-only until its next update) matches the name
+        as spelled: a scan of every chunk per query would cost more than it finds."""
+        connection = self._db.connection()
+        if not self._folded_index():
+            row = connection.execute(
+                "SELECT 1 FROM chunks WHERE symbol = ? AND id NOT LIKE '%#part%' LIMIT 1",
+                (name,),
+            ).fetchone()
+            return name if row else None
+        row = connection.execute(
             f"SELECT symbol FROM chunks WHERE {FOLDED_SYMBOL} = ?"
             " AND id NOT LIKE '%#part%' GROUP BY symbol"
             " ORDER BY symbol = ? DESC, lower(symbol) = ? DESC, count(*) DESC, symbol LIMIT 1",

@@ -77,6 +77,7 @@ CREATE INDEX IF NOT EXISTS chunks_symbol_folded ON chunks (replace(lower(symbol)
 #: convention (`short_byte_string` for `ShortByteString`) finds its definitions; the
 #: `chunks_symbol_folded` index serves lookups written with this very expression.
 FOLDED_SYMBOL = "replace(lower(symbol), '_', '')"
+FOLDED_INDEX = "chunks_symbol_folded"
 
 
 def folded_name(name: str) -> str:
