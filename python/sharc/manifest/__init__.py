@@ -162,6 +162,12 @@ class Manifest:
     def delete_file(self, path: str) -> list[RemovedChunk]:
         return self._files.delete_file(path)
 
+    def directory(self, place: str) -> str | None:
+        return self._files.directory(place)
+
+    def files_named(self, name: str, limit: int, *, stem: bool = False) -> list[str]:
+        return self._files.files_named(name, limit, stem=stem)
+
     # -- the code graph (`sharc.manifest.graph_tables`) ------------------------------------
 
     def has_references(self) -> bool:
@@ -215,12 +221,6 @@ class Manifest:
         return self._graph.definitions_by_id(chunk_ids)
 
     # -- chunks (`sharc.manifest.chunk_table`) ---------------------------------------------
-
-    def directory(self, place: str) -> str | None:
-        return self._files.directory(place)
-
-    def files_named(self, name: str, limit: int, *, stem: bool = False) -> list[str]:
-        return self._files.files_named(name, limit, stem=stem)
 
     def first_chunk_ids(self, paths: Sequence[str], count: int) -> dict[str, list[str]]:
         return self._chunks.first_chunk_ids(paths, count)

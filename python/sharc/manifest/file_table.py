@@ -63,8 +63,7 @@ class FileTable:
         and an extension (`request` -> lib/request.js, docs/request.md). Those spelled as
         typed first, then the shorter paths. One pass over the files' keys: a query names a
         file rarely."""
-        literal = name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        tail = literal + (".%" if stem else "")
+        tail = _like_literal(name) + (".%" if stem else "")
         rows = self._db.connection().execute(
             "SELECT path FROM files WHERE path LIKE ? ESCAPE '\\' OR path LIKE ? ESCAPE '\\'"
             " ORDER BY path = ? OR path GLOB ? OR path GLOB ? DESC, length(path), path",
@@ -88,7 +87,7 @@ class FileTable:
                 (place + "/", place + "0"),  # `0` follows `/`
             ).fetchone()
             return place if row is not None else None
-        literal = place.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        literal = _like_literal(place)
         rows = connection.execute(
             "SELECT path FROM files WHERE path LIKE ? ESCAPE '\\' OR path LIKE ? ESCAPE '\\'",
             (literal + "/%", "%/" + literal + "/%"),
@@ -150,6 +149,12 @@ class FileTable:
         connection.execute("DELETE FROM chunks WHERE path = ?", (path,))
         connection.execute("DELETE FROM files WHERE path = ?", (path,))
         return removed
+
+
+def _like_literal(text: str) -> str:
+    """`text` as a LIKE pattern (with `ESCAPE '\\'`) that matches only itself, in any ASCII
+    case."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def _glob_literal(text: str) -> str:

@@ -83,6 +83,8 @@ FOLDED_INDEX = "chunks_symbol_folded"
 def folded_name(name: str) -> str:
     """`name` in lower case (ASCII, as SQLite's `lower`) without underscores."""
     return "".join(c.lower() if c.isascii() else c for c in name).replace("_", "")
+
+
 #: The `references` meta value of a manifest whose `refs` table holds every file's references,
 #: read by this version of the extractor (`sharc._core.references_version`). Manifests from
 #: before the code graph get the table, empty, when a writer opens them; their next update, as
