@@ -42,7 +42,9 @@ def test_asearch_runs_in_a_thread_while_the_loop_serves(
     monkeypatch.setattr(index, "search", search_behind_the_gate)
 
     async def main() -> sharc.index.SearchResponse:
-        searching = asyncio.create_task(index.asearch("hash_password", mode="keyword", limit=3))
+        searching = asyncio.create_task(
+            index.asearch("hash_password", mode="keyword", limit=3, group_by_file=False)
+        )
         await asyncio.sleep(0)
         gate.set()
         return await searching

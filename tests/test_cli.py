@@ -55,6 +55,17 @@ def test_index_search_status_clear(small_repo: Path, tmp_path: Path) -> None:
     assert found.returncode == 0, found.stderr
     first = json.loads(found.stdout.splitlines()[0])
     assert first["symbol"] == "hash_password" and first["location"].startswith("taskboard/auth.py:")
+    assert all(hit["path"] == first["path"] for hit in first["same_file_hits"])
+    # One file per result, its other close hits indented under it; --flat: one hit per line.
+    options = ("--path", str(small_repo), "--index-dir", index_dir, "--limit", "4")
+    grouped = sharc("search", "task storage", *options).stdout.splitlines()
+    assert grouped[0].startswith("taskboard/storage.py:")
+    assert grouped[1].startswith("  taskboard/storage.py:")
+    heads = [line.split(":")[0] for line in grouped if not line.startswith(" ")]
+    assert len(heads) == len(set(heads)) == 4
+    flat = sharc("search", "task storage", *options, "--flat").stdout.splitlines()
+    assert len(flat) == 4 and not any(line.startswith(" ") for line in flat)
+    assert flat[1] == grouped[1].strip()
     status = sharc("status", str(small_repo), "--index-dir", index_dir, "--json")
     assert json.loads(status.stdout)["chunks"] > 0
     assert sharc("clear", str(small_repo), "--index-dir", index_dir).returncode == 0

@@ -367,6 +367,31 @@ def test_clear_removes_the_index(built: Index) -> None:
         built.search("x")
 
 
+def test_results_are_files_with_their_other_close_hits_under_them(built: Index) -> None:
+    response = built.search("task storage", limit=4)
+    paths = [hit.path for hit in response]
+    assert len(paths) == len(set(paths)) == 4 and paths[0] == "taskboard/storage.py"
+    assert response[0].symbol == "load_tasks" and response[0].same_file_hits
+    share = built.ranking_settings.same_file_share
+    for hit in response:
+        assert len(hit.same_file_hits) <= 2  # max_per_file=3: the best and two more
+        for other in hit.same_file_hits:
+            assert other.path == hit.path and other.score >= share * hit.score
+            assert not other.same_file_hits
+    reading = response.all_hits()
+    assert reading[: 1 + len(response[0].same_file_hits)] == [
+        response[0], *response[0].same_file_hits
+    ]
+    assert len(reading) == sum(1 + len(hit.same_file_hits) for hit in response)
+    assert all(len(hit.same_file_hits) <= 1 for hit in built.search("task storage", max_per_file=2))
+    assert not any(hit.same_file_hits for hit in built.search("task storage", max_per_file=1))
+    flat = built.search("task storage", limit=4, group_by_file=False)
+    assert [hit.location for hit in flat][:2] == [
+        response[0].location, response[0].same_file_hits[0].location
+    ]
+    assert not any(hit.same_file_hits for hit in flat)
+
+
 def test_concurrent_searches_from_threads(built: Index) -> None:
     errors: list[BaseException] = []
 
@@ -536,7 +561,10 @@ def _keyword_index_of(tmp_path: Path, path: str, source: str) -> Index:
 
 
 def _first_line(index: Index, query: str, limit: int = 1) -> list[int]:
-    return [hit.start_line for hit in index.search(query, mode="keyword", limit=limit)]
+    return [
+        hit.start_line
+        for hit in index.search(query, mode="keyword", limit=limit, group_by_file=False)
+    ]
 
 
 def test_a_public_definition_comes_before_a_private_one_of_the_same_name(tmp_path: Path) -> None:

@@ -106,7 +106,9 @@ def test_several_indexes_are_searched_as_one(index: Index, tmp_path: Path) -> No
     other_repo = shutil.copytree(index.root, tmp_path / "other")
     other = sharc.Index.open(other_repo, index_dir=tmp_path / "index")
     other.update(embed=False)
-    documents = SharcRetriever(index=[index, other], k=4, mode="keyword").invoke("hash_password")
+    documents = SharcRetriever(
+        index=[index, other], k=4, mode="keyword", group_by_file=False
+    ).invoke("hash_password")
     assert {d.metadata["root"] for d in documents[:2]} == {str(index.root), str(other.root)}
     assert len({d.id for d in documents}) == 4  # the same chunk in two roots: two ids
     assert documents[0].id == f"{documents[0].metadata['root']}/taskboard/auth.py::hash_password"

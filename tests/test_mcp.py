@@ -212,6 +212,12 @@ def test_index_poll_search_and_read_a_chunk(repo: Path, model_env: dict[str, str
             score = float(text.split("score ", 1)[1].split()[0])
             assert 0.0 <= score <= 1.0
 
+            # Each result is a file; its other close hits are named under it.
+            text = await call(client, "search_code", path=str(repo), query="task storage")
+            first = text.split("\n2. ")[0]
+            assert first_location(text).startswith("taskboard/storage.py:")
+            assert "Also in this file: taskboard/storage.py:" in first
+
             text = await call(client, "search_code", path=str(repo), query="retry_with_backoff")
             assert first_location(text).startswith("taskboard/scheduler.py:")
 

@@ -19,6 +19,7 @@ from sharc.ranking import (
     content_words,
     covers_words,
     diversify,
+    result_groups,
     fuse,
     is_generated_path,
     is_test_path,
@@ -521,6 +522,27 @@ def test_diversify_caps_per_file_and_keeps_order() -> None:
         ("a", "2"), ("a", "4"), ("b", "7"),
     ]  # fmt: skip
     assert sorted(shaped, key=lambda c: int(c.symbol)) == results
+
+
+def test_result_groups_are_files_with_their_close_later_candidates() -> None:
+    scored = [("a", 2.0), ("b", 0.9), ("a", 0.8), ("a", 0.75), ("c", 0.6), ("a", 0.7),
+              ("b", 0.5), ("d", 0.4), ("c", 0.1)]  # fmt: skip
+    pairs = [(chunk(path, str(n)), score) for n, (path, score) in enumerate(scored)]
+
+    def shown(groups: list[list[tuple[Candidate, float]]]) -> list[list[str]]:
+        return [[c.symbol for c, _ in group] for group in groups]
+
+    # A score above 1 shows as 1: "a"'s later candidates need 0.7 of 1, not of 2.
+    grouped = result_groups(pairs, 3, by_file=True, per_file=3, share=0.7)
+    assert shown(grouped) == [["0", "2", "3"], ["1"], ["4"]]  # "b" at 0.5 < 0.7 x 0.9
+    assert shown(result_groups(pairs, 3, by_file=True, per_file=None, share=0.7)) == [
+        ["0", "2", "3", "5"], ["1"], ["4"]
+    ]
+    assert shown(result_groups(pairs, 9, by_file=True, per_file=1, share=0.0)) == [
+        ["0"], ["1"], ["4"], ["7"]
+    ]
+    assert shown(result_groups(pairs, 2, by_file=False, per_file=3, share=0.7)) == [["0"], ["1"]]
+    assert result_groups([], 5, by_file=True, per_file=3, share=0.7) == []
 
 
 def test_diversify_pairs_and_custom_paths() -> None:

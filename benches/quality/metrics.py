@@ -109,6 +109,12 @@ class QueryScore:
     ndcg_at_10: float
 
 
+def read_in_order(results: Sequence[Located]) -> list[Located]:
+    """Every hit where a user reads it: a result, then the hits of its file grouped under it
+    (`same_file_hits` of a search grouped by file)."""
+    return [hit for r in results for hit in (r, *getattr(r, "same_file_hits", ()))]
+
+
 def score_query(results: Sequence[Located], targets: Sequence[Target], rule: HitRule) -> QueryScore:
     if not targets:
         raise ValueError("a query needs at least one target")

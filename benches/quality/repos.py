@@ -210,7 +210,7 @@ def score(query: RepoQuery, results: Sequence[metrics.Located]) -> Score:
     rank = next((i + 1 for i, gain in enumerate(gains) if gain), None)
     ideal = sum(1.0 / math.log2(i + 2) for i in range(min(10, len(wanted))))
     file_ndcg = sum(g / math.log2(i + 2) for i, g in enumerate(gains)) / ideal
-    chunk = metrics.score_query(list(results)[:10], query.targets, "overlap")
+    chunk = metrics.score_query(metrics.read_in_order(results)[:10], query.targets, "overlap")
     definition = None
     if query.category == "symbol":
         definition = float(bool(results) and any(

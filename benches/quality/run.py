@@ -289,7 +289,10 @@ class Engines:
             defaults = parse_variant(RANKING, DEFAULT_SETTINGS)
             settings = rrf_weights() if cfg.fusion == "rrf" else defaults
             index.ranking_settings = settings if cfg.boosts else settings.plain()
-            return [list(index.search(t, limit=depth, mode=cfg.search_mode)) for t in texts]
+            return [
+                metrics.read_in_order(index.search(t, limit=depth, mode=cfg.search_mode))[:depth]
+                for t in texts
+            ]
 
         return Built(search, seconds, info, getattr(index, "close", lambda: None))
 

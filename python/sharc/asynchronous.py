@@ -44,7 +44,8 @@ class AsyncIndexMethods:
         path_prefix: str | None = None,
         path_glob: str | None = None,
         include_tests: bool | None = None,
-        max_per_file: int | None = 2,
+        max_per_file: int | None = 3,
+        group_by_file: bool = True,
         vectors: VectorChoice | None = None,
     ) -> SearchResponse:
         """`Index.search` in a worker thread: the event loop is never blocked."""
@@ -53,7 +54,8 @@ class AsyncIndexMethods:
         return await asyncio.to_thread(
             self.search, query, limit=limit, mode=mode, extensions=extensions,
             languages=languages, path_prefix=path_prefix, path_glob=path_glob,
-            include_tests=include_tests, max_per_file=max_per_file, vectors=vectors,
+            include_tests=include_tests, max_per_file=max_per_file,
+            group_by_file=group_by_file, vectors=vectors,
         )
 
     async def aupdate(self, **options: Any) -> UpdateReport:

@@ -8,14 +8,14 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 MAX_WARNINGS = 20  # per-file warnings printed after an update; the rest are counted
 #: The default model's embedding is measured this long before `sharc index` estimates the rest.
 ESTIMATE_AFTER_SECONDS = 5.0
 
 if TYPE_CHECKING:
-    from sharc.index import Index, IndexStats, Progress
+    from sharc.index import Index, IndexStats, Progress, SearchResult
 
 
 def add_commands(
@@ -56,7 +56,12 @@ def add_commands(
     search.add_argument("--path", action="append", default=None, metavar="PATH",
                         help="an indexed repository root (default: .); repeat it to search"
                         " several roots as one, each hit naming its root")
-    search.add_argument("--limit", "-n", type=int, default=10, help="results to show (default 10)")
+    search.add_argument("--limit", "-n", type=int, default=10,
+                        help="files to show, each with its other close hits under it"
+                        " (default 10); with --flat, hits")
+    search.add_argument("--flat", action="store_true",
+                        help="one hit per line, not grouped by file (at most 3 per file"
+                        " before every other file has had its place)")
     search.add_argument("--mode", choices=("hybrid", "semantic", "keyword"), default="hybrid")
     search.add_argument("--vectors", choices=("fast", "default"), default=None,
                         help="the vectors to search: the fast model's or the index model's"
@@ -189,7 +194,7 @@ def _search(args: argparse.Namespace) -> int:
     options = dict(
         limit=args.limit, mode=args.mode, extensions=args.ext, languages=args.lang,
         path_prefix=args.under, path_glob=args.glob, include_tests=True if args.tests else None,
-        vectors=args.vectors,
+        vectors=args.vectors, group_by_file=not args.flat,
     )
     if args.graph:
         if len(indexes) > 1:
@@ -203,35 +208,48 @@ def _search(args: argparse.Namespace) -> int:
         response = search_many(indexes, args.query, **options)  # type: ignore[arg-type]
     out = sys.stdout
     for result in response:
-        root = getattr(result, "root", None)
         if args.json:
             out.write(json.dumps({
-                **({"root": root} if root else {}),
-                "location": result.location, "path": result.path,
-                "start_line": result.start_line, "end_line": result.end_line,
-                "score": round(result.score, 4), "kind": result.kind, "symbol": result.symbol,
-                "fqn": result.fqn, "language": result.language, "header": result.header,
-                "code": result.code, "vectors": response.vectors,
+                **_hit_json(result), "vectors": response.vectors,
                 **({"called_by": list(result.called_by), "calls": list(result.calls)}
                    if args.graph else {}),
+                "same_file_hits": [_hit_json(hit) for hit in result.same_file_hits],
             }) + "\n")
             continue
-        location = (
-            f"{os.path.join(root, result.path)}:{result.start_line}-{result.end_line}"
-            if root else result.location
-        )
-        out.write(f"{location}  {result.score:.3f}  {result.kind} {result.fqn or result.symbol}\n")
+        _write_hit(out, result, args.code)
         if getattr(result, "called_by", ()):
             out.write(f"    called by: {', '.join(result.called_by)}\n")
         if getattr(result, "calls", ()):
             out.write(f"    calls: {', '.join(result.calls)}\n")
-        if args.code:
-            out.write("".join(f"    {line}\n" for line in result.code.splitlines()))
+        for hit in result.same_file_hits:
+            _write_hit(out, hit, args.code, indent="  ")
     note = "" if response.complete else " (embeddings still being computed)"
     if response.vectors:
         note = f" ({response.vectors} vectors)" + note
     _message(f"{len(response)} results; arms: {', '.join(response.arms) or 'none'}{note}")
     return 0
+
+
+def _hit_json(hit: SearchResult) -> dict[str, object]:
+    root = getattr(hit, "root", None)
+    return {
+        **({"root": root} if root else {}),
+        "location": hit.location, "path": hit.path,
+        "start_line": hit.start_line, "end_line": hit.end_line,
+        "score": round(hit.score, 4), "kind": hit.kind, "symbol": hit.symbol,
+        "fqn": hit.fqn, "language": hit.language, "header": hit.header, "code": hit.code,
+    }
+
+
+def _write_hit(out: TextIO, hit: SearchResult, code: bool, indent: str = "") -> None:
+    """One line per hit (a file's other hits indented under its best), its code below."""
+    root = getattr(hit, "root", None)
+    location = (
+        f"{os.path.join(root, hit.path)}:{hit.start_line}-{hit.end_line}" if root else hit.location
+    )
+    out.write(f"{indent}{location}  {hit.score:.3f}  {hit.kind} {hit.fqn or hit.symbol}\n")
+    if code:
+        out.write("".join(f"{indent}    {line}\n" for line in hit.code.splitlines()))
 
 
 def _status(args: argparse.Namespace) -> int:

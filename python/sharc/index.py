@@ -55,6 +55,7 @@ from sharc.search_types import SearchFilters as SearchFilters
 from sharc.search_types import SearchMode as SearchMode
 from sharc.search_types import SearchResponse as SearchResponse
 from sharc.search_types import SearchResult as SearchResult
+from sharc.search_types import nested
 from sharc.store_readers import StoreReaders
 from sharc.stores import (
     MANIFEST,
@@ -334,7 +335,8 @@ class Index(AsyncIndexMethods):
         path_prefix: str | None = None,
         path_glob: str | None = None,
         include_tests: bool | None = None,
-        max_per_file: int | None = 2,
+        max_per_file: int | None = 3,
+        group_by_file: bool = True,
         graph: bool = False,
         vectors: VectorChoice | None = None,
     ) -> SearchResponse:
@@ -342,8 +344,11 @@ class Index(AsyncIndexMethods):
 
         Identifier queries lean on keywords and exact symbol matches; natural-language queries
         on vectors. Tests, docs, generated and vendored code rank lower unless the query asks
-        for them. Results are spread across files (`max_per_file` in the top list). With
-        `graph`, the top `GRAPH_HITS` results carry `called_by` and `calls` (`sharc.graph`).
+        for them. Grouped by file (the default), each of the `limit` results is one file's
+        best hit, with up to `max_per_file - 1` of the file's other hits that score close to
+        it in `same_file_hits` (`SearchResponse.all_hits` reads them all in order); with
+        `group_by_file=False`, the results are chunks, at most `max_per_file` per file before
+        every other file has had its place. `max_per_file=None`: no cap. With `graph`, the top `GRAPH_HITS` results carry `called_by` and `calls` (`sharc.graph`).
         `vectors` picks the vector set: `"fast"` (the fast model's), `"default"` (the index's
         model's), or None: the default model's once they cover every chunk, the fast model's
         until then (`SearchResponse.vectors` says which answered). A question that names an
@@ -366,10 +371,10 @@ class Index(AsyncIndexMethods):
                 lambda question, prefix: self.search(
                     question, limit=limit, mode=mode, extensions=extensions,
                     languages=languages, path_prefix=prefix, path_glob=path_glob,
-                    include_tests=include_tests, max_per_file=max_per_file, graph=graph,
-                    vectors=vectors,
+                    include_tests=include_tests, max_per_file=max_per_file,
+                    group_by_file=group_by_file, graph=graph, vectors=vectors,
                 ),
-                query, limit, manifest.directory,
+                query, limit, manifest.directory, by_file=group_by_file,
             )
             if scoped is not None:
                 return scoped
@@ -400,24 +405,30 @@ class Index(AsyncIndexMethods):
             query, arms, manifest.rank_records_by_id, limit=limit,
             settings=self.ranking_settings,
             accepts=(lambda r: filters.accepts(r.path, r.language)) if filters.active else None,
-            include_tests=include_tests, max_per_file=max_per_file,
+            include_tests=include_tests, max_per_file=1 if group_by_file else max_per_file,
             graph=_graph_facts(manifest, self.ranking_settings),
             defines=definition_finder(manifest), unseen=unseen,
             read_text=lambda chunk_id: chunk_text(manifest, chunk_id),
             files=self._file_evidence(mode, languages, path_prefix),
             spelled=manifest.defined_spelling, files_named=manifest.named_files,
         )
-        top = ranked.candidates[:limit]
-        records = manifest.chunks_by_id([candidate.id for candidate, _ in top])
-        results = [
-            SearchResult(
-                path=r.path, start_line=r.start_line, end_line=r.end_line,
-                score=min(1.0, score), kind=r.kind, symbol=r.symbol, fqn=r.fqn,
-                language=r.language, header=r.header, code=r.code, id=r.id,
-            )
-            for candidate, score in top
-            if (r := records.get(candidate.id)) is not None
-        ]
+        groups = ranking.result_groups(
+            ranked.candidates, limit, by_file=group_by_file, per_file=max_per_file,
+            share=self.ranking_settings.same_file_share,
+        )
+        records = manifest.chunks_by_id([candidate.id for group in groups for candidate, _ in group])
+        results = nested([
+            [
+                SearchResult(
+                    path=r.path, start_line=r.start_line, end_line=r.end_line,
+                    score=min(1.0, score), kind=r.kind, symbol=r.symbol, fqn=r.fqn,
+                    language=r.language, header=r.header, code=r.code, id=r.id,
+                )
+                for candidate, score in group
+                if (r := records.get(candidate.id)) is not None
+            ]
+            for group in groups
+        ])
         if graph and manifest.has_references():
             from sharc.graph import with_neighbours
 

@@ -121,7 +121,7 @@ class SharcTools:
             " or convention, finds its definitions first; a file's name or path ('app.ts',"
             " 'the app file') finds that file first"
         )],
-        limit: Annotated[int, Field(description="How many results, 1-50")] = 3,
+        limit: Annotated[int, Field(description="How many files' results, 1-50")] = 3,
         extensionFilter: Annotated[
             list[str], Field(description="Only files with these extensions, e.g. ['.ts', '.py']")
         ] = [],  # noqa: B006
@@ -131,9 +131,10 @@ class SharcTools:
     ) -> str:
         """Search indexed code by meaning or identifier (hybrid semantic + keyword).
 
-        Each result has its location (path:start-end), a 0-1 score, the symbol, the context
-        header and the code (and with includeGraph, "called by" and "calls" lines). Works
-        while indexing runs, on what is indexed so far.
+        Each result is one file's best hit: its location (path:start-end), a 0-1 score, the
+        symbol, the context header and the code (and with includeGraph, "called by" and
+        "calls" lines), then the file's other hits that score close to it, by location and
+        name. Works while indexing runs, on what is indexed so far.
         """
         root, target = self._resolve(path)
         if not query.strip():
@@ -427,6 +428,12 @@ def _format_results(root: Path, query: str, response: Any, status: LiveStatus) -
         lines.append(f"{fence}{hit.language}")
         lines.append(hit.code.rstrip("\n"))
         lines.append(fence)
+        for other in hit.same_file_hits:
+            label = other.fqn or other.symbol
+            lines.append(
+                f"Also in this file: {other.location}  score {other.score:.2f}  {other.kind}"
+                f"{' ' + label if label else ''} (get_chunk reads it)"
+            )
     return "\n".join(lines)
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sharc.errors import NotIndexedError
 from sharc.index import (
@@ -34,6 +34,7 @@ from sharc.index import (
     chunk_text,
 )
 from sharc.scoped_search import scoped_search
+from sharc.search_types import nested
 from sharc.vector_reader import unseen_by_vectors
 from sharc.vector_sets import DEFAULT_SET
 from sharc.writer import stored_settings
@@ -73,7 +74,8 @@ def search_many(
     path_prefix: str | None = None,
     path_glob: str | None = None,
     include_tests: bool | None = None,
-    max_per_file: int | None = 2,
+    max_per_file: int | None = 3,
+    group_by_file: bool = True,
     vectors: VectorChoice | None = None,
 ) -> SearchResponse:
     """Search several indexes as one: the hits of every root ranked on one score scale.
@@ -99,7 +101,8 @@ def search_many(
             return _search(
                 opened, question, limit=limit, mode=mode,
                 filters=SearchFilters(tuple(extensions), tuple(languages), prefix, path_glob),
-                include_tests=include_tests, max_per_file=max_per_file, vectors=vectors,
+                include_tests=include_tests, max_per_file=max_per_file,
+                group_by_file=group_by_file, vectors=vectors,
             )
 
         query = query.strip()
@@ -108,6 +111,7 @@ def search_many(
             scoped = scoped_search(
                 search, query, limit,
                 lambda place: next(filter(None, (m.directory(place) for m in manifests)), None),
+                by_file=group_by_file,
             )
             if scoped is not None:
                 return scoped
@@ -127,6 +131,7 @@ def _search(
     filters: SearchFilters,
     include_tests: bool | None,
     max_per_file: int | None,
+    group_by_file: bool,
     vectors: VectorChoice | None,
 ) -> SearchResponse:
     from sharc import ranking
@@ -168,28 +173,38 @@ def _search(
         accepts=(
             (lambda r: filters.accepts(_unmarked(r.path), r.language)) if filters.active else None
         ),
-        include_tests=include_tests, max_per_file=max_per_file,
+        include_tests=include_tests, max_per_file=1 if group_by_file else max_per_file,
         defines=_definition_finder(manifests), unseen=unseen,
         read_text=_text_reader(manifests),
         files=_file_evidence(indexes, mode, filters),
         spelled=_spelling_finder(manifests), files_named=_file_finder(manifests),
     )
-    top = ranked.candidates[:limit]
+    groups = ranking.result_groups(
+        ranked.candidates, limit, by_file=group_by_file, per_file=max_per_file,
+        share=indexes[0].ranking_settings.same_file_share,
+    )
     wanted: dict[int, list[str]] = {}
-    for candidate, _ in top:
-        number, chunk_id = _untagged(candidate.id)
-        wanted.setdefault(number, []).append(chunk_id)
+    for group in groups:
+        for candidate, _ in group:
+            number, chunk_id = _untagged(candidate.id)
+            wanted.setdefault(number, []).append(chunk_id)
     chunks = {number: manifests[number].chunks_by_id(ids) for number, ids in wanted.items()}
-    results: list[SearchResult] = []
-    for candidate, score in top:
+
+    def hit(candidate: Any, score: float) -> RootedResult | None:
         number, chunk_id = _untagged(candidate.id)
-        if (r := chunks[number].get(chunk_id)) is not None:
-            results.append(RootedResult(
-                path=r.path, start_line=r.start_line, end_line=r.end_line,
-                score=min(1.0, score), kind=r.kind, symbol=r.symbol, fqn=r.fqn,
-                language=r.language, header=r.header, code=r.code, id=r.id,
-                root=str(indexes[number].root),
-            ))
+        if (r := chunks[number].get(chunk_id)) is None:
+            return None
+        return RootedResult(
+            path=r.path, start_line=r.start_line, end_line=r.end_line,
+            score=min(1.0, score), kind=r.kind, symbol=r.symbol, fqn=r.fqn,
+            language=r.language, header=r.header, code=r.code, id=r.id,
+            root=str(indexes[number].root),
+        )
+
+    results: list[SearchResult] = nested([
+        [found for candidate, score in group if (found := hit(candidate, score)) is not None]
+        for group in groups
+    ])
     return SearchResponse(
         results, ranked.arms, ranked.kind.value, complete,
         searched_name if ranking.SEMANTIC in ranked.arms else None,

@@ -9,7 +9,7 @@ the integrations all import these records, and this module imports only the stan
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 SearchMode = Literal["hybrid", "semantic", "keyword"]
@@ -34,6 +34,9 @@ class SearchResult:
     #: definitions it calls, as `fqn (path:line)` labels (`?`: an ambiguous edge).
     called_by: tuple[str, ...] = field(default=(), kw_only=True)
     calls: tuple[str, ...] = field(default=(), kw_only=True)
+    #: In a search grouped by file (the default), this hit is its file's best; these are the
+    #: file's other hits that score close to it, best first (`Index.search`).
+    same_file_hits: tuple[SearchResult, ...] = field(default=(), kw_only=True)
 
     @property
     def location(self) -> str:
@@ -60,6 +63,20 @@ class SearchResponse(Sequence[SearchResult]):
 
     def __iter__(self) -> Iterator[SearchResult]:
         return iter(self.results)
+
+    def all_hits(self) -> list[SearchResult]:
+        """Every hit in reading order: each result, then its `same_file_hits`."""
+        return [hit for result in self.results for hit in (result, *result.same_file_hits)]
+
+
+def nested(groups: Sequence[Sequence[SearchResult]]) -> list[SearchResult]:
+    """One result per group: its first hit, carrying the group's others as `same_file_hits`
+    (empty groups left out)."""
+    return [
+        replace(group[0], same_file_hits=tuple(group[1:])) if len(group) > 1 else group[0]
+        for group in groups
+        if group
+    ]
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,8 @@ class SearchOptions:
     path_prefix: str | None = None
     path_glob: str | None = None
     include_tests: bool | None = None
-    max_per_file: int | None = 2
+    max_per_file: int | None = 3
+    group_by_file: bool = True
 
     def given(self, overrides: Mapping[str, Any], *, limit_name: str = "limit") -> SearchOptions:
         """These options with `overrides` for one call, the number of hits under the
@@ -62,6 +63,12 @@ async def asearch(
     if isinstance(target, Index):
         return await target.asearch(query, **_keywords(options))
     return await asyncio.to_thread(search, target, query, options)
+
+
+def documents_of(response: SearchResponse, options: SearchOptions) -> list[SearchResult]:
+    """The hits a retriever returns: the first `limit` in reading order, each file's best
+    followed by the file's other close hits (`SearchResponse.all_hits`)."""
+    return response.all_hits()[: options.limit]
 
 
 def hit_metadata(hit: SearchResult, target: Index | Sequence[Index]) -> dict[str, Any]:

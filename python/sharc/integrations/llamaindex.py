@@ -7,8 +7,9 @@
 Each `NodeWithScore` holds a `TextNode` (a hit's code as text, its chunk id as id) and the hit's
 0-1 score; the node's metadata is the LangChain retriever's (`sharc.integrations.hit_metadata`).
 An LLM reading the node sees the location, symbol, qualified name, kind and language above the
-code. The search options are `Index.search`'s, `similarity_top_k` for its `limit`. With a list
-of indexes, they are searched as one (`sharc.search_many`). `aretrieve` searches in a worker
+code. The search options are `Index.search`'s, `similarity_top_k` for its `limit`: that many
+nodes, the hits in reading order (grouped by file, the default: each file's best hit, then the
+file's other close hits). With a list of indexes, they are searched as one (`sharc.search_many`). `aretrieve` searches in a worker
 thread, never blocking the event loop.
 """
 
@@ -25,8 +26,15 @@ except ImportError as error:
         f"{error}; install the LlamaIndex extra: pip install 'sharc[llamaindex]'"
     ) from error
 
-from sharc.index import Index, SearchMode, SearchResponse
-from sharc.integrations import SearchOptions, asearch, hit_id, hit_metadata, search
+from sharc.index import Index, SearchMode, SearchResult
+from sharc.integrations import (
+    SearchOptions,
+    asearch,
+    documents_of,
+    hit_id,
+    hit_metadata,
+    search,
+)
 
 #: Metadata kept out of what an LLM or an embedding model reads with the code.
 _HIDDEN_METADATA = ["root", "path", "start_line", "end_line", "score", "id"]
@@ -46,7 +54,8 @@ class SharcRetriever(BaseRetriever):
         path_prefix: str | None = None,
         path_glob: str | None = None,
         include_tests: bool | None = None,
-        max_per_file: int | None = 2,
+        max_per_file: int | None = 3,
+        group_by_file: bool = True,
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
     ) -> None:
@@ -56,15 +65,18 @@ class SharcRetriever(BaseRetriever):
             limit=similarity_top_k, mode=mode, extensions=tuple(extensions),
             languages=tuple(languages), path_prefix=path_prefix, path_glob=path_glob,
             include_tests=include_tests, max_per_file=max_per_file,
+            group_by_file=group_by_file,
         )
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        return self._nodes(search(self.index, query_bundle.query_str, self.options))
+        response = search(self.index, query_bundle.query_str, self.options)
+        return self._nodes(documents_of(response, self.options))
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        return self._nodes(await asearch(self.index, query_bundle.query_str, self.options))
+        response = await asearch(self.index, query_bundle.query_str, self.options)
+        return self._nodes(documents_of(response, self.options))
 
-    def _nodes(self, response: SearchResponse) -> list[NodeWithScore]:
+    def _nodes(self, hits: list[SearchResult]) -> list[NodeWithScore]:
         return [
             NodeWithScore(
                 node=TextNode(
@@ -74,7 +86,7 @@ class SharcRetriever(BaseRetriever):
                 ),
                 score=hit.score,
             )
-            for hit in response
+            for hit in hits
         ]
 
 

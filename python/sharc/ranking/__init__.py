@@ -47,7 +47,7 @@ from sharc.ranking.query import (
     wants_tests,
 )
 from sharc.ranking.settings import DEFAULT_SETTINGS, FUSION_METHODS, RankingSettings
-from sharc.ranking.shaping import diversify
+from sharc.ranking.shaping import diversify, result_groups
 
 __all__ = [
     "DEFAULT_SETTINGS",
@@ -78,6 +78,7 @@ __all__ = [
     "rank",
     "rank_hits",
     "reciprocal_rank_fusion",
+    "result_groups",
     "score_fusion",
     "stripped_request",
     "wants_config",

@@ -118,6 +118,15 @@ class RankingSettings:
     file_share: float = 0.3
     file_chunks: int = 2
     repeat_factor: float = 1.0
+    #: A search grouped by file (`Index.search`'s default) shows each file's best hit with
+    #: those of the file's other hits that score at least this share of it
+    #: (`result_groups`). Chosen on the function-level sets, each hit counted where it is
+    #: read (a file's hits under it), against the flat list of two hits per file: MRR@10
+    #: CoSQA dev -0.3 [-0.6, +0.1], CodeSearchNet-style -0.2 [-0.9, +0.6], hand-written +0.3
+    #: [-1.5, +2.2] at 0.7 with two more per file; 0.9 / 0.8: CodeSearchNet-style -1.0
+    #: [-1.7, -0.4] (one more) / -0.6; 0.5: CoSQA dev -0.8 [-1.3, -0.4] (three more); no
+    #: other hit at all: -0.5, -4.3 [-5.3, -3.3], -3.2 [-5.7, -1.2].
+    same_file_share: float = 0.7
     #: Questions that are not one name, in fused searches: every candidate of a file rises by
     #: this fraction times the file's BM25 over its whole text relative to the best file's
     #: (`sharc.file_keywords`), so the file that covers the question's words across its
@@ -186,6 +195,8 @@ class RankingSettings:
             self.name_words_lift, self.path_words_lift, self.coherence_lift,
             self.neighbour_lift, self.file_share, self.file_keyword_lift,
         )
+        if not 0.0 <= self.same_file_share <= 1.0:
+            raise ValueError(f"same_file_share must lie in 0-1, got {self.same_file_share}")
         if min(lifts) < 0.0:
             raise ValueError(f"lifts must not be negative, got {lifts}")
 

@@ -147,6 +147,37 @@ def diversify(
     return kept + overflow
 
 
+def result_groups(
+    candidates: Sequence[Scored[C]],
+    limit: int,
+    *,
+    by_file: bool,
+    per_file: int | None,
+    share: float,
+) -> list[list[Scored[C]]]:
+    """What a search returns, as groups of candidates (best first in, best first out).
+
+    By file: the first `limit` files, each as its best candidate followed by up to
+    `per_file - 1` (None: any number) of its later ones that score at least `share` of it as
+    shown (scores above 1 show as 1): a user reads one hit per file, with the file's other
+    close hits under it, so ten results are ten files and the function a question is about is
+    not lost when it is its file's second hit. Otherwise: the first `limit` candidates, each
+    its own group."""
+    if not by_file:
+        return [[pair] for pair in candidates[:limit]]
+    groups: dict[str, list[Scored[C]]] = {}
+    for chunk, score in candidates:
+        group = groups.get(chunk.path)
+        if group is None:
+            if len(groups) < limit:
+                groups[chunk.path] = [(chunk, score)]
+        elif (per_file is None or len(group) < per_file) and (
+            min(1.0, score) >= share * min(1.0, group[0][1])
+        ):
+            group.append((chunk, score))
+    return list(groups.values())
+
+
 def _path_of(item: Any) -> str:
     if isinstance(item, tuple):
         item = item[0]
