@@ -418,15 +418,8 @@ class Index(AsyncIndexMethods):
         )
         records = manifest.chunks_by_id([candidate.id for group in groups for candidate, _ in group])
         results = nested([
-            [
-                SearchResult(
-                    path=r.path, start_line=r.start_line, end_line=r.end_line,
-                    score=min(1.0, score), kind=r.kind, symbol=r.symbol, fqn=r.fqn,
-                    language=r.language, header=r.header, code=r.code, id=r.id,
-                )
-                for candidate, score in group
-                if (r := records.get(candidate.id)) is not None
-            ]
+            [SearchResult.of(r, score) for candidate, score in group
+             if (r := records.get(candidate.id)) is not None]
             for group in groups
         ])
         if graph and manifest.has_references():

@@ -194,12 +194,7 @@ def _search(
         number, chunk_id = _untagged(candidate.id)
         if (r := chunks[number].get(chunk_id)) is None:
             return None
-        return RootedResult(
-            path=r.path, start_line=r.start_line, end_line=r.end_line,
-            score=min(1.0, score), kind=r.kind, symbol=r.symbol, fqn=r.fqn,
-            language=r.language, header=r.header, code=r.code, id=r.id,
-            root=str(indexes[number].root),
-        )
+        return RootedResult.of(r, score, root=str(indexes[number].root))
 
     results: list[SearchResult] = nested([
         [found for candidate, score in group if (found := hit(candidate, score)) is not None]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Any, Literal, Self
 
 SearchMode = Literal["hybrid", "semantic", "keyword"]
 
@@ -41,6 +41,17 @@ class SearchResult:
     @property
     def location(self) -> str:
         return f"{self.path}:{self.start_line}-{self.end_line}"
+
+    @classmethod
+    def of(cls, record: Any, score: float, **extra: Any) -> Self:
+        """The hit of a stored chunk (a manifest's chunk record), its score shown at most 1;
+        `extra`: the fields a subclass adds."""
+        return cls(
+            path=record.path, start_line=record.start_line, end_line=record.end_line,
+            score=min(1.0, score), kind=record.kind, symbol=record.symbol, fqn=record.fqn,
+            language=record.language, header=record.header, code=record.code, id=record.id,
+            **extra,
+        )
 
 
 @dataclass(frozen=True)
