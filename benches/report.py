@@ -144,7 +144,8 @@ def _repo_columns(summaries: list[Summary], detailed: bool) -> list[tuple[str, C
                  lambda s: s.get("definition_at_1_retyped")),
                 ("definition at 1, a member asked in words",
                  lambda s: s.get("definition_at_1_member")),
-                ("file at 1, asked by its name", lambda s: s.get("file_at_1_named"))]
+                ("file at 1, asked by its name", lambda s: s.get("file_at_1_named")),
+                ("line at 1, given by file and line", lambda s: s.get("line_at_1_located"))]
     if detailed:
         columns.append(("ms/query", lambda s: s.get("search_ms")))
     return [(name, value) for name, value in columns
@@ -190,7 +191,9 @@ def _repos_intro(data: dict[str, Any]) -> str:
         " `short_byte_string` for `ShortByteString`) and, for a member of a type, named in"
         " words (\"the listen method of Server\", \"Server's listen method\"); and the share of topic questions' first"
         " target file that comes first when asked for by its name (`request.js`, \"the request"
-        " file\"); `python -m benches.quality.repos` reproduces it."
+        " file\"), and of lines in a symbol question's definition given by file and line"
+        " (`lib/app.ts:42`, a stack trace's frame) whose first result holds the line;"
+        " `python -m benches.quality.repos` reproduces it."
     )
 
 
@@ -256,6 +259,7 @@ BASELINE_METRICS = (
     ("definition_at_1_retyped", "definition at 1 typed in another case or convention"),
     ("definition_at_1_member", "definition at 1 of a member asked in words"),
     ("file_at_1_named", "file at 1 asked by its name"),
+    ("line_at_1_located", "line at 1 given by file and line"),
 )
 
 

@@ -1,6 +1,7 @@
 """The repository benchmark's questions asked otherwise, as people ask them: a symbol
 question's name framed in words, typed in another case or convention, a member of a type
-named in words, and a topic question's first target file asked for by its name. Every form
+named in words, a topic question's first target file asked for by its name, and a line of a
+symbol question's definition given by file and line. Every form
 is a fixed template, written before sharc was measured on it; `benches.quality.repos` runs
 them beside each question and reports what they find.
 """
@@ -68,3 +69,23 @@ def retyped(name: str) -> list[str]:
             head, *rest = name.split("_")
             forms.append(head + "".join(part[:1].upper() + part[1:] for part in rest))
     return forms
+
+
+#: A line inside each symbol question's definition (its middle) given by file and line, as
+#: an error message, a stack trace or a reviewer gives it; fixed on 2026-12-06 before sharc
+#: was measured on them. Reported as the share whose first result holds that line.
+LOCATION_FORMS = (
+    "{path}:{line}", "{path}:{line}:5", "/home/dev/src/{repo}/{path}:{line}",
+    'File "/srv/app/{path}", line {line}, in {name}', "at {name} ({path}:{line}:13)",
+    "line {line} of {path}",
+)
+
+
+def location_forms(repo: str, path: str, start: int, end: int, name: str) -> tuple[int, list[str]]:
+    """The line `LOCATION_FORMS` give for a definition at `start`-`end` of `path` (its
+    middle) and the forms; `name` is the question's name, its last part in a frame."""
+    line = (start + end) // 2
+    last = re.split(r"::|\.|#", name)[-1] or name
+    return line, [
+        form.format(path=path, line=line, repo=repo, name=last) for form in LOCATION_FORMS
+    ]

@@ -46,8 +46,15 @@ from pathlib import Path
 from typing import Any
 
 from benches.quality import metrics
-from benches.quality.asked_otherwise import FRAMINGS, file_name_queries, member_forms, retyped
+from benches.quality.asked_otherwise import (
+    FRAMINGS,
+    file_name_queries,
+    location_forms,
+    member_forms,
+    retyped,
+)
 from benches.quality.dataset import QUERIES_DIR, RESULTS_DIR, Target, data_dir, eval_dir
+from benches.quality.paired import against_baseline
 
 REPO_QUERIES = QUERIES_DIR / "repos"
 CATEGORIES = ("symbol", "semantic", "architecture", "topic")
@@ -245,6 +252,9 @@ class RepoRun:
     #: mode -> topic query id -> 1.0 where its first target came first, in each of
     #: `FILE_NAME_FORMS`
     named: dict[str, dict[str, list[float]]] = field(default_factory=dict)
+    #: mode -> symbol query id -> 1.0 where the first result held the line, in each of
+    #: `LOCATION_FORMS`
+    located: dict[str, dict[str, list[float]]] = field(default_factory=dict)
     search_ms: dict[str, float] = field(default_factory=dict)
 
 
@@ -297,7 +307,26 @@ def run_repo(repo: Repo, modes: Sequence[str], index_cache: Path, *, rechunk: bo
             ]
             for q in repo.queries if q.category == "topic"
         }
+        run.located[mode] = {
+            q.id: _located(index, repo.name, q, options)
+            for q in repo.queries if q.category == "symbol" and q.targets[0].start_line
+        }
     return run
+
+
+def _located(index: Any, repo: str, query: RepoQuery, options: dict[str, Any]) -> list[float]:
+    """1.0 per `LOCATION_FORMS` form where the first result holds the line given."""
+    target = query.targets[0]
+    line, forms = location_forms(
+        repo, target.path, target.start_line or 1, target.end_line or target.start_line or 1,
+        query.text,
+    )
+    return [
+        float(bool(hits) and hits[0].path == target.path
+              and hits[0].start_line <= line <= hits[0].end_line)
+        for text in forms
+        for hits in [list(index.search(text, limit=1, **options))]
+    ]
 
 
 def _search_options(mode: str) -> dict[str, Any]:
@@ -392,6 +421,9 @@ def summarize(runs: Sequence[RepoRun], mode: str) -> dict[str, Any]:
         "file_at_1_named": _mean(
             [v for run in runs for values in run.named.get(mode, {}).values() for v in values]
         ),
+        "line_at_1_located": _mean(
+            [v for run in runs for values in run.located.get(mode, {}).values() for v in values]
+        ),
         "definition_at_1_retyped": _mean(
             [s.definition_at_1 for s in retyped_scores if s.definition_at_1 is not None]
         ),
@@ -420,61 +452,6 @@ def comparisons(runs: Sequence[RepoRun], modes: Sequence[str]) -> dict[str, Any]
                 mean, low, high = metrics.paired_bootstrap(*zip(*pairs))
                 entry[category or "all"] = [round(mean, 1), round(low, 1), round(high, 1)]
         out[f"hybrid-{other}"] = entry
-    return out
-
-
-#: Each query's score asked otherwise (`_query_json`) and its name among a split's figures.
-ASKED_OTHERWISE = (
-    ("framed_definition_at_1", "definition_at_1_framed"),
-    ("retyped_definition_at_1", "definition_at_1_retyped"),
-    ("member_definition_at_1", "definition_at_1_member"),
-    ("named_file_at_1", "file_at_1_named"),
-)
-
-
-def against_baseline(result: dict[str, Any], baseline: dict[str, Any]) -> dict[str, Any]:
-    """Hybrid here minus hybrid in `baseline` (an earlier result file: another commit, the same
-    queries), per split, with paired bootstrap intervals: file NDCG@10 per category, and
-    definition at 1 over the symbol queries."""
-    out: dict[str, Any] = {"baseline_git": baseline.get("git"), "splits": {}}
-    before = baseline["queries"]
-    for split in result["splits"]:
-        shared = [
-            (query_id, entry) for query_id, entry in result["queries"].items()
-            if entry["split"] == split and query_id in before and "hybrid" in entry
-        ]
-        entry: dict[str, Any] = {}
-        for category in (None, *CATEGORIES):
-            pairs = [(now["hybrid"]["file_ndcg"], before[qid]["hybrid"]["file_ndcg"])
-                     for qid, now in shared if category is None or now["category"] == category]
-            if pairs:
-                entry[f"file_ndcg_{category or 'all'}"] = [
-                    round(x, 2) for x in metrics.paired_bootstrap(*zip(*pairs))
-                ]
-        pairs = [(now["hybrid"]["shown_ndcg"], before[qid]["hybrid"]["shown_ndcg"])
-                 for qid, now in shared if "shown_ndcg" in before[qid]["hybrid"]]
-        if pairs:
-            entry["shown_ndcg_all"] = [
-                round(x, 2) for x in metrics.paired_bootstrap(*zip(*pairs))
-            ]
-        pairs = [(now["hybrid"]["definition_at_1"], before[qid]["hybrid"]["definition_at_1"])
-                 for qid, now in shared if now["hybrid"].get("definition_at_1") is not None]
-        if pairs:
-            entry["definition_at_1"] = [round(x, 2) for x in metrics.paired_bootstrap(*zip(*pairs))]
-        pairs = [(now["hybrid"]["definition_at_1"], before[qid]["hybrid"]["definition_at_1"])
-                 for qid, now in shared if now["hybrid"].get("definition_at_1") is not None
-                 and now.get("duplicate")]
-        if pairs:
-            entry["definition_at_1_duplicate"] = [
-                round(x, 2) for x in metrics.paired_bootstrap(*zip(*pairs))
-            ]
-        for per_query, name in ASKED_OTHERWISE:
-            pairs = [(now["hybrid"][per_query], before[qid]["hybrid"][per_query])
-                     for qid, now in shared
-                     if per_query in before[qid]["hybrid"] and per_query in now["hybrid"]]
-            if pairs:
-                entry[name] = [round(x, 2) for x in metrics.paired_bootstrap(*zip(*pairs))]
-        out["splits"][split] = entry
     return out
 
 
@@ -523,6 +500,9 @@ def _query_json(run: RepoRun, mode: str, query_id: str) -> dict[str, Any]:
     named = run.named.get(mode, {}).get(query_id)
     if named:
         entry["named_file_at_1"] = round(sum(named) / len(named), 4)
+    located = run.located.get(mode, {}).get(query_id)
+    if located:
+        entry["located_at_1"] = round(sum(located) / len(located), 4)
     retyped_scores = run.retyped.get(mode, {}).get(query_id)
     if retyped_scores:
         entry["retyped_definition_at_1"] = round(
@@ -545,7 +525,8 @@ def print_summary(result: dict[str, Any]) -> None:
                   f" {summary['definition_at_1_framed']:5.1f}; typed otherwise"
                   f" {summary['definition_at_1_retyped']:5.1f}; a member in words"
                   f" {summary['definition_at_1_member']:5.1f}) | file asked by its name"
-                  f" {summary['file_at_1_named']:5.1f}")
+                  f" {summary['file_at_1_named']:5.1f} | line by file and line"
+                  f" {summary['line_at_1_located']:5.1f}")
         for name, per_category in entry["hybrid_vs_arms"].items():
             print(f"{split:4} {name}: " + "  ".join(
                 f"{c} {m:+.1f} [{lo:+.1f}, {hi:+.1f}]" for c, (m, lo, hi) in per_category.items()
@@ -584,7 +565,9 @@ def main(argv: list[str] | None = None) -> int:
         runs.append(run)
     result = report(runs, modes)
     if args.baseline is not None:
-        result["vs_baseline"] = against_baseline(result, json.loads(args.baseline.read_text()))
+        result["vs_baseline"] = against_baseline(
+            result, json.loads(args.baseline.read_text()), CATEGORIES
+        )
         result["vs_baseline"]["note"] = args.baseline_note
         print(json.dumps(result["vs_baseline"]))
     args.out.parent.mkdir(parents=True, exist_ok=True)

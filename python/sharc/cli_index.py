@@ -50,7 +50,8 @@ def add_commands(
                                  description=_doc(_search))
     search.add_argument(
         "query",
-        help="natural language, an identifier (any case or convention) or a file's name;"
+        help="natural language, an identifier (any case or convention), a file's name, or a"
+        " file and line ('src/app.ts:42', a stack trace: the code at that line first);"
         " a directory it names ('... in lib/queue/') is searched first",
     )
     search.add_argument("--path", action="append", default=None, metavar="PATH",

@@ -411,6 +411,7 @@ class Index(AsyncIndexMethods):
             read_text=lambda chunk_id: chunk_text(manifest, chunk_id),
             files=self._file_evidence(mode, languages, path_prefix),
             spelled=manifest.defined_spelling, files_named=manifest.named_files,
+            locate=manifest.chunk_at,
         )
         groups = ranking.result_groups(
             ranked.candidates, limit, by_file=group_by_file, per_file=max_per_file,

@@ -119,7 +119,8 @@ class SharcTools:
             description="A natural-language question, an identifier or a file's name; an"
             " identifier alone, or asked about ('where is X defined', 'the X class'), in any case"
             " or convention, finds its definitions first; a file's name or path ('app.ts',"
-            " 'the app file') finds that file first"
+            " 'the app file') finds that file first; a file and line ('src/app.ts:42', a stack"
+            " trace) finds the code at that line first"
         )],
         limit: Annotated[int, Field(description="How many files' results, 1-50")] = 3,
         extensionFilter: Annotated[

@@ -178,6 +178,7 @@ def _search(
         read_text=_text_reader(manifests),
         files=_file_evidence(indexes, mode, filters),
         spelled=_spelling_finder(manifests), files_named=_file_finder(manifests),
+        locate=_chunk_locator(manifests),
     )
     groups = ranking.result_groups(
         ranked.candidates, limit, by_file=group_by_file, per_file=max_per_file,
@@ -444,6 +445,19 @@ def _file_finder(manifests: list[Manifest]) -> Callable[[str], dict[str, list[st
         }
 
     return named
+
+
+def _chunk_locator(manifests: list[Manifest]) -> Callable[[str, int], tuple[str, str] | None]:
+    """Ranking's chunk locator over every index, the first that holds the file: its path as
+    in its root, the chunk's tagged id."""
+
+    def locate(file: str, line: int) -> tuple[str, str] | None:
+        for number, manifest in enumerate(manifests):
+            if (found := manifest.chunk_at(file, line)) is not None:
+                return found[0], _tagged(number, found[1])
+        return None
+
+    return locate
 
 
 def _tagged(number: int, chunk_id: str) -> str:

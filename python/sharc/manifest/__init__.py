@@ -23,6 +23,7 @@ and meta) and its table families, each a small object it holds: `file_table`, `c
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -240,6 +241,30 @@ class Manifest:
         if len(paths) > read_first:
             return {path: [] for path in paths}
         return self.first_chunk_ids(paths, chunks)
+
+    def chunk_at(self, file: str, line: int) -> tuple[str, str] | None:
+        """The indexed path a query's `file` names (a path from any machine, a path in the
+        repository or a bare name: of the indexed files of its name, the one whose path
+        shares the most of its end, the shorter on a tie) and the id of its chunk that holds
+        `line` (`chunk_at_line`); None where no indexed file has that name."""
+        parts = [part for part in re.split(r"[/\\]", file) if part not in ("", ".")]
+        if not parts or _core.classify_path(parts[-1]) is None:
+            return None
+        named = self.files_named(parts[-1], 50)
+
+        def shared_end(path: str) -> int:
+            shared = 0
+            for mine, theirs in zip(reversed(path.split("/")), reversed(parts)):
+                if mine.lower() != theirs.lower():
+                    break
+                shared += 1
+            return shared
+
+        best = max(named, key=shared_end, default=None)  # `max` keeps the first of a tie
+        if best is None or shared_end(best) == 0:
+            return None
+        chunk_id = self._chunks.chunk_at_line(best, line)
+        return (best, chunk_id) if chunk_id is not None else None
 
     def chunk_ids_of(self, path: str) -> dict[str, ChunkRecord]:
         return self._chunks.chunk_ids_of(path)

@@ -47,6 +47,20 @@ class ChunkTable:
             found[path] = [chunk_id for (chunk_id,) in rows]
         return found
 
+    def chunk_at_line(self, path: str, line: int) -> str | None:
+        """The id of the innermost chunk of `path` that holds `line` (the method, not its
+        class), or where none does (a blank line between definitions, an import), the chunk
+        nearest to it; None for a file without chunks."""
+        found = self._db.connection().execute(
+            "SELECT id, start_line <= :line AND end_line >= :line AS holds FROM chunks"
+            " WHERE path = :path ORDER BY holds DESC, CASE WHEN holds"
+            " THEN end_line - start_line"
+            " ELSE min(abs(start_line - :line), abs(end_line - :line)) END, start_line"
+            " LIMIT 1",
+            {"path": path, "line": line},
+        ).fetchone()
+        return found[0] if found else None
+
     def put_chunks(
         self, records: Sequence[ChunkRecord], keyword_only: Mapping[str, str] | None = None
     ) -> None:

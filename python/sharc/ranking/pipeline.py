@@ -28,7 +28,8 @@ from sharc.ranking.graph import (
     wants_neighbours,
 )
 from sharc.ranking.learned import LinearWeights, apply_learned
-from sharc.ranking.named_files import named_files_first
+from sharc.ranking.locations import asked_locations
+from sharc.ranking.named_files import located_first, named_files_first
 from sharc.ranking.penalties import apply_penalties, crowds, penalty_bound
 from sharc.ranking.query import (
     QueryIntent,
@@ -59,6 +60,9 @@ FileEvidence = Callable[[str, Collection[str]], Mapping[str, float]]
 #: (`request.js`) or whose path ends so (`lib/request.js`), in the order a tie between them
 #: goes; empty where none is.
 FileFinder = Callable[[str], Mapping[str, Sequence[str]]]
+#: `(file as a query gives it, line) -> (indexed path, id of its chunk that holds the line)`,
+#: None where no indexed file has that name (`Manifest.chunk_at`).
+ChunkLocator = Callable[[str, int], tuple[str, str] | None]
 
 
 @dataclass(frozen=True)
@@ -93,6 +97,7 @@ def rank(
     files: FileEvidence | None = None,
     spelled: SpellingFinder | None = None,
     files_named: FileFinder | None = None,
+    locate: ChunkLocator | None = None,
 ) -> Ranking[C]:
     """Every stage in order over the candidates of `arms`; `accepts` filters records; the
     graph neighbour stage reads `graph` (without it, the stage is off); `defines` spares a
@@ -100,8 +105,13 @@ def rank(
     hits the vectors never judged; `read_text` reads the keyword arm's best hit; `files`
     scores candidate files by their whole text (without it, that lift is off); `spelled`
     finds a name asked for in another case (without it, names match in their case only);
-    `files_named` finds the files a query names ("request.js"; `named_files_first`)."""
+    `files_named` finds the files a query names ("request.js"; `named_files_first`);
+    `locate` finds the chunks that hold the lines a query gives ("lib/app.ts:42", a stack
+    trace; `located_first`)."""
     depth = candidate_depth(limit, accepts is not None, settings.candidates)
+    located = _located(query, locate)
+    if located:  # the rest of the query ranks what follows; alone, the first file's name
+        query = located[0] or located[1][0][0].rsplit("/", 1)[-1]
     query = stripped_request(query)
     file_name = named_file(query) if files_named is not None else None
     named = files_named(file_name) if files_named is not None and file_name else {}
@@ -123,12 +133,29 @@ def rank(
     if not exhausted and _crowded_out(query, ranked, limit, include_tests, settings):
         intent = QueryIntent.of(query, ranked.kind, include_tests=include_tests)
         ranked = ranked_from(_uncrowded_hits(query, arms, read, depth, intent, settings))
-    if not named:
-        return ranked
-    lifted = named_files_first(
-        ranked.candidates, named, read, accepts=accepts, max_per_file=max_per_file
-    )
-    return Ranking(lifted, ranked.arms, ranked.kind)
+    candidates = ranked.candidates
+    if named:
+        candidates = named_files_first(
+            candidates, named, read, accepts=accepts, max_per_file=max_per_file
+        )
+    if located:
+        candidates = located_first(
+            candidates, [chunk_id for _, chunk_id in located[1]], read, accepts=accepts
+        )
+    return Ranking(candidates, ranked.arms, ranked.kind)
+
+
+def _located(
+    query: str, locate: ChunkLocator | None
+) -> tuple[str, list[tuple[str, str]]] | None:
+    """The rest of a query that gives file-and-line locations (`asked_locations`) and the
+    `(path, chunk id)` of each that an indexed file holds, innermost frame first; None where
+    it gives none an indexed file holds."""
+    asked = asked_locations(query) if locate is not None else None
+    if asked is None or locate is None:
+        return None
+    places = [found for where in asked.locations if (found := locate(where.file, where.line))]
+    return (asked.rest, places) if places else None
 
 
 def _uncrowded_hits(
