@@ -68,6 +68,11 @@ def test_a_name_typed_in_lower_case_finds_its_definition(built: Index) -> None:
     assert built.search("where is taskstore defined", limit=5).query_kind == "identifier"
     # A name typed with a capital means that case: nothing defines `Taskstore` as typed.
     assert built.search("where is Taskstore defined", limit=5).query_kind != "identifier"
+    # A qualified name: the definition whose qualified name ends with it, in the code's case.
+    manifest = built._reader_manifest()
+    assert manifest.defined_spelling("taskstore.loadtasks") == "TaskStore.load_tasks"
+    assert manifest.defined_spelling("Taskstore.load_tasks") is None  # a capital: as typed
+    assert _top(built, "taskstore::loadtasks") == "load_tasks"
     # A word nothing defines in any case stays a question.
     assert built.search("how does caching work", limit=5).query_kind != "identifier"
 

@@ -135,6 +135,19 @@ def test_names_typed_in_lower_case_are_respelled_segment_by_segment(
     assert respelled(name, spelling) == expected
 
 
+def test_a_qualified_name_is_first_respelled_whole() -> None:
+    # As `Manifest.defined_spelling` answers a dotted name: a definition whose qualified name
+    # ends with it (`Sidekiq.Job`), whatever the segments alone would be (the method `job`).
+    whole = {"sidekiq.job": "Sidekiq.Job", "endpoint.urlrequest": "Endpoint.urlRequest"}
+
+    def spelling(name: str) -> str | None:
+        return whole.get(name.lower(), "job" if name == "job" else None)
+
+    assert respelled("sidekiq::job", spelling) == ("Sidekiq::Job", True)
+    assert respelled("endpoint.urlrequest", spelling) == ("Endpoint.urlRequest", True)
+    assert respelled("other::job", spelling) == ("other::job", True)  # segment by segment
+
+
 def test_a_name_in_another_case_is_asked_as_the_code_spells_it() -> None:
     asked: list[str] = []
 

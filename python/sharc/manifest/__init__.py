@@ -211,6 +211,12 @@ class Manifest:
         return self._graph.definitions_named(names)
 
     def defined_spelling(self, name: str) -> str | None:
+        """`GraphTables.defined_spelling`; a qualified name given with dots (`sidekiq.job`)
+        is spelled as a definition whose qualified name ends with it (`Sidekiq.Job`,
+        `qualified_spelling`)."""
+        if "." in name:
+            spelled = self._graph.qualified_spelling(name.split("."))
+            return ".".join(spelled) if spelled is not None else None
         return self._graph.defined_spelling(name)
 
     def definitions_among(

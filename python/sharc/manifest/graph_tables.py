@@ -3,6 +3,7 @@ chunks read as definitions, with the stamps that say whether they are current.""
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
@@ -175,6 +176,34 @@ class GraphTables:
             (folded_name(name), name, name.lower()),
         ).fetchone()
         return row[0] if row else None
+
+    def qualified_spelling(self, segments: Sequence[str]) -> list[str] | None:
+        """The segments of a qualified name (`sidekiq`, `job`) as the code spells a
+        definition whose qualified name ends with them (`Sidekiq`, `Job` for the module
+        `Sidekiq::Job`, not the method `Sidekiq::Work#job`): a segment typed in lower case
+        matches in any case and with or without underscores, one typed with a capital as
+        typed; of several, the one that keeps the most segments as typed, then the
+        shortest. None where no definition's qualified name ends so, or the manifest has no
+        folded index (`defined_spelling`)."""
+        if len(segments) < 2 or not self._folded_index():
+            return None
+        wanted = [folded_name(segment) for segment in segments]
+        best: tuple[int, int, list[str]] | None = None
+        for (fqn,) in self._db.connection().execute(
+            f"SELECT DISTINCT fqn FROM chunks WHERE {FOLDED_SYMBOL} = ?"
+            " LIMIT 500",
+            (wanted[-1],),
+        ):
+            tail = [part for part in re.split(r"::|->|[.#:\\]", fqn) if part][-len(segments):]
+            if len(tail) < len(segments) or [folded_name(part) for part in tail] != wanted:
+                continue
+            if any(typed[:1].isupper() and typed != part for typed, part in zip(segments, tail)):
+                continue
+            kept = sum(typed == part for typed, part in zip(segments, tail))
+            rank = (-kept, len(fqn), tail)
+            if best is None or rank < best:
+                best = rank
+        return best[2] if best is not None else None
 
     def definitions_among(
         self, chunk_ids: Sequence[str], names: Sequence[str]

@@ -212,8 +212,16 @@ def respelled(name: str, spelling: Callable[[str], str | None]) -> tuple[str, bo
     -> parseGitDirty, `setNotFoundHandler` -> set_not_found_handler. A segment that starts
     with a capital is kept as typed, and counts only if defined so: whoever wrote `Job` or
     `FactoryBot` meant a type, not the method `job` or the file `factory_bot`. A segment that
-    is not a word (`parse()`) is kept as typed."""
+    is not a word (`parse()`) is kept as typed. A qualified name is first asked for whole
+    (its segments joined by dots): `sidekiq::job` is the module `Sidekiq::Job`, not the
+    method `job` of some other part of `Sidekiq`."""
     parts = re.split(f"({_SEGMENT_SEPARATOR.pattern})", name)
+    segments = parts[0::2]
+    if len(segments) > 1 and all(_SEGMENT.fullmatch(segment) for segment in segments):
+        whole = spelling(".".join(segments))
+        if whole is not None and len(spelled := whole.split(".")) == len(segments):
+            parts[0::2] = spelled
+            return "".join(parts), True
     defined = False
     for position in range(0, len(parts), 2):
         segment = parts[position]
