@@ -98,3 +98,22 @@ def test_a_stack_trace_puts_its_frames_first_innermost_first(built: sharc.Index)
     ]
     many = sharc.search_many([built], trace, limit=3, mode="keyword")
     assert [hit.symbol for hit in many[:2]] == ["load_tasks", "list_tasks"]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "x" * 50_000 + ".py",  # longer than any path: SQLite refuses such a LIKE pattern
+        "x" * 50_000 + ".py:12",
+        "A" * 50_000,
+        "a/" * 25_000,
+        'File "/srv/app/taskboard/storage.py", line 60, in load_tasks\n' * 2_000,
+        "line 1 of a " * 4_000,
+        "Q in " + "a/" * 25_000,
+    ],
+)
+def test_a_huge_or_odd_query_is_searched_not_refused(built: sharc.Index, query: str) -> None:
+    """Each of these once raised or took seconds to minutes (patterns that backtracked over
+    a long word)."""
+    response = built.search(query, limit=3)
+    assert len(response) <= 3

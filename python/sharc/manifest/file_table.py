@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import TYPE_CHECKING
 
 from sharc.manifest.records import (
     _DELETE_REFS_OF_PATH,
@@ -13,8 +12,9 @@ from sharc.manifest.records import (
 )
 from sharc.manifest.schema import Database
 
-if TYPE_CHECKING:
-    pass
+#: Longest path or name looked up (`PATH_MAX` on Linux): no file has a longer one, and SQLite
+#: refuses a LIKE pattern of 50,000 bytes.
+LONGEST_PATH = 4096
 
 
 class FileTable:
@@ -63,6 +63,8 @@ class FileTable:
         and an extension (`request` -> lib/request.js, docs/request.md). Those spelled as
         typed first, then the shorter paths. One pass over the files' keys: a query names a
         file rarely."""
+        if len(name) > LONGEST_PATH:
+            return []
         tail = _like_literal(name) + (".%" if stem else "")
         rows = self._db.connection().execute(
             "SELECT path FROM files WHERE path LIKE ? ESCAPE '\\' OR path LIKE ? ESCAPE '\\'"
@@ -80,6 +82,8 @@ class FileTable:
         where it is a path (`lib/queue`) some indexed file lies under; for a bare name
         (`lexer`), the one directory of that name (any case) among the files' paths, None
         where there are several (`internal` in three places) or none."""
+        if len(place) > LONGEST_PATH:
+            return None
         connection = self._db.connection()
         if "/" in place:
             row = connection.execute(

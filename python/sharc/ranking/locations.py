@@ -9,26 +9,32 @@ from another machine is, and which chunk holds the line, is for the caller to lo
 
 from __future__ import annotations
 
+import bisect
 import re
+import sys
 from dataclasses import dataclass
 
-#: A file's path or name with an extension, then its line: `a/b.py:12`, `b.py:12:5`,
-#: `b.rb:12:in`, `b.js#L12`, `b.py:12-20`; a leading `/`, `./` or drive is part of the path.
+#: One word of a query that is a file's path or name with an extension, then its line:
+#: `a/b.py:12`, `b.py:12:5`, `b.rb:12:in`, `b.js#L12`, `b.py:12-20`; a leading `/`, `./` or
+#: drive is part of the path. Matched whole against each word, its directories possessively:
+#: no backtracking over a long path.
 _PATH_LINE = re.compile(
-    r"""(?<![\w.-])
-    (?P<file>(?:[A-Za-z]:)?[/\\]?(?:[\w.@+-]+[/\\])*[\w.-]*\w\.[A-Za-z][\w+-]{0,9})
-    (?::(?P<line>\d{1,7})(?::\d{1,5}|-\d{1,7})?|\#L(?P<anchor>\d{1,7})(?:-L?\d{1,7})?)
-    (?![\w/])""",
+    r"""(?P<file>(?:[A-Za-z]:)?[/\\]?(?:[\w.@+-]++[/\\])*+[\w.-]*\w\.[A-Za-z][\w+-]{0,9})
+    (?::(?P<line>\d{1,7})(?::\d{1,5}|-\d{1,7})?(?::in)?:?|\#L(?P<anchor>\d{1,7})(?:-L?\d{1,7})?)""",
     re.VERBOSE,
 )
+#: What separates the words `_PATH_LINE` reads: spaces, brackets, quotes, commas.
+_WORD_BREAK = re.compile(r"[\s()\[\]{}<>\"'`,;]+")
+#: Longest word read as a path (a longer one is no file's path).
+_LONGEST_PATH = 400
 #: A Python traceback's frame: `File "/srv/app/pkg/mod.py", line 589, in request`.
-_PYTHON_FRAME = re.compile(r"""File\s+"(?P<file>[^"\n]+)",\s+line\s+(?P<line>\d{1,7})""")
+_PYTHON_FRAME = re.compile(r"""File\s+"(?P<file>[^"\n]{1,400})",\s+line\s+(?P<line>\d{1,7})""")
 #: In words: "line 42 of lib/app.ts", "line 42 in app.ts", "lib/app.ts line 42", "app.ts,
 #: line 42". After "line 42 of", a path may hold spaces (`Parsable Types/Command.swift`).
 _LINE_OF_FILE = re.compile(
     r"""\bline\s+(?P<line>\d{1,7})\s+(?:of|in)\s+[`'"]?
-        (?P<file>[^\n`'"]*?\w\.[A-Za-z][\w+-]{0,9})(?=$|[\s`'",;:)])
-    |(?<![\w.-])(?P<file2>[\w./\\@+-]*\w\.[A-Za-z][\w+-]{0,9})[`'"]?,?\s+line\s+(?P<line2>\d{1,7})\b""",
+        (?P<file>[^\n`'"]{0,300}?\w\.[A-Za-z][\w+-]{0,9})(?=$|[\s`'",;:)])
+    |(?<![^\s`'"(])(?P<file2>[\w./\\@+-]{0,300}\w\.[A-Za-z][\w+-]{0,9})[`'"]?,?\s+line\s+(?P<line2>\d{1,7})\b""",
     re.VERBOSE | re.IGNORECASE,
 )
 #: Most frames a query's locations are read from (a long trace pasted whole).
@@ -61,24 +67,29 @@ def asked_locations(query: str) -> LocatedQuery | None:
         (m.start(), m.end(), Location(m["file"], int(m["line"])))
         for m in _PYTHON_FRAME.finditer(query)
     ]
-    taken = [(start, end) for start, end, _ in python]
+    taken = _Spans([(start, end) for start, end, _ in python])
     for match in _LINE_OF_FILE.finditer(query):
-        if not _inside(match.start(), taken):
+        if not taken.holds(match.start()):
             file = _spoken_path(match["file"]) if match["file"] else match["file2"]
             line = match["line"] or match["line2"]
             found.append((match.start(), match.end(), Location(file, int(line))))
-            taken.append((match.start(), match.end()))
-    for match in _PATH_LINE.finditer(query):
-        if not _inside(match.start(), taken):
+            taken.add(match.start(), match.end())
+    start = 0
+    for word in _WORD_BREAK.split(query):
+        start = query.find(word, start) if word else start
+        end = start + len(word)
+        match = _PATH_LINE.fullmatch(word) if len(word) <= _LONGEST_PATH else None
+        if match is not None and not taken.holds(start):
             line = match["line"] or match["anchor"]
-            found.append((match.start(), match.end(), Location(match["file"], int(line))))
-            taken.append((match.start(), match.end()))
+            found.append((start, end, Location(match["file"], int(line))))
+            taken.add(start, end)
+        start = end
     if not python and not found:
         return None
     ordered = [location for _, _, location in reversed(python)]
     ordered += [location for _, _, location in sorted(found, key=lambda item: item[0])]
     locations = tuple(dict.fromkeys(ordered))[:MAX_LOCATIONS]
-    return LocatedQuery(locations, _rest(query, sorted(taken)))
+    return LocatedQuery(locations, _rest(query, taken.spans))
 
 
 def _spoken_path(text: str) -> str:
@@ -89,8 +100,19 @@ def _spoken_path(text: str) -> str:
     return " ".join(words[first:]) if first is not None else words[-1]
 
 
-def _inside(position: int, spans: list[tuple[int, int]]) -> bool:
-    return any(start <= position < end for start, end in spans)
+class _Spans:
+    """The spans of a query its locations take, sorted: whether a position lies in one is a
+    binary search (a trace pasted whole has thousands of frames)."""
+
+    def __init__(self, spans: list[tuple[int, int]]) -> None:
+        self.spans = sorted(spans)
+
+    def holds(self, position: int) -> bool:
+        at = bisect.bisect_right(self.spans, (position, sys.maxsize)) - 1
+        return at >= 0 and self.spans[at][0] <= position < self.spans[at][1]
+
+    def add(self, start: int, end: int) -> None:
+        bisect.insort(self.spans, (start, end))
 
 
 def _rest(query: str, spans: list[tuple[int, int]]) -> str:

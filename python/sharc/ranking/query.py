@@ -25,7 +25,7 @@ class QueryKind(enum.Enum):
 _CODE_SHAPE = re.compile(
     r"""
       [a-z][A-Z]            # camelCase
-    | [A-Z]{2,}[a-z]        # HTTPException
+    | (?<![A-Z])[A-Z]{2,}+[a-z]  # HTTPException (from a run's first capital, once)
     | [A-Za-z0-9]_[A-Za-z0-9] | ^_+[A-Za-z]   # snake_case, _private
     | \w\.\w                # os.path.join
     | \w:[A-Za-z_]          # Mode:attach (a Lua method)
