@@ -256,7 +256,7 @@ class Manifest:
         parts = [part for part in re.split(r"[/\\]", file) if part not in ("", ".")]
         if not parts or _core.classify_path(parts[-1]) is None:
             return None
-        named = self.files_named(parts[-1], 50)
+        named = self.files_named(parts[-1], 1000)  # `index.js` may be a monorepo's thousand
 
         def shared_end(path: str) -> int:
             shared = 0

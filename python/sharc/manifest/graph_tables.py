@@ -178,9 +178,9 @@ class GraphTables:
         return row[0] if row else None
 
     def qualified_spelling(self, segments: Sequence[str]) -> list[str] | None:
-        """The segments of a qualified name (`sidekiq`, `job`) as the code spells a
-        definition whose qualified name ends with them (`Sidekiq`, `Job` for the module
-        `Sidekiq::Job`, not the method `Sidekiq::Work#job`): a segment typed in lower case
+        """The segments of a qualified name (`factorybot`, `factory`, `run`) as the code
+        spells a definition whose qualified name ends with them (`FactoryBot`, `Factory`,
+        `run`, not `FactoryBot::FactoryRunner#run`): a segment typed in lower case
         matches in any case and with or without underscores, one typed with a capital as
         typed; of several, the one that keeps the most segments as typed, then the
         shortest. None where no definition's qualified name ends so, or the manifest has no

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Generic
+from typing import Generic, NamedTuple
 
 from sharc.ranking.asked import DefinitionFinder, SpellingFinder, asked_name
 from sharc.ranking.boosts import apply_boosts, boost_bound, definition_match
@@ -110,8 +110,8 @@ def rank(
     trace; `located_first`)."""
     depth = candidate_depth(limit, accepts is not None, settings.candidates)
     located = _located(query, locate)
-    if located:  # the rest of the query ranks what follows; alone, the first file's name
-        query = located[0] or located[1][0][0].rsplit("/", 1)[-1]
+    if located is not None:  # the rest of the query ranks what follows; alone, the file
+        query = located.rest or located.places[0][0].rsplit("/", 1)[-1]
     query = stripped_request(query)
     file_name = named_file(query) if files_named is not None else None
     named = files_named(file_name) if files_named is not None and file_name else {}
@@ -138,24 +138,29 @@ def rank(
         candidates = named_files_first(
             candidates, named, read, accepts=accepts, max_per_file=max_per_file
         )
-    if located:
+    if located is not None:
         candidates = located_first(
-            candidates, [chunk_id for _, chunk_id in located[1]], read, accepts=accepts
+            candidates, [chunk_id for _, chunk_id in located.places], read, accepts=accepts
         )
     return Ranking(candidates, ranked.arms, ranked.kind)
 
 
-def _located(
-    query: str, locate: ChunkLocator | None
-) -> tuple[str, list[tuple[str, str]]] | None:
-    """The rest of a query that gives file-and-line locations (`asked_locations`) and the
-    `(path, chunk id)` of each that an indexed file holds, innermost frame first; None where
-    it gives none an indexed file holds."""
+class _Located(NamedTuple):
+    """The rest of a query that gives file-and-line locations, and the `(path, chunk id)` of
+    each that an indexed file holds, innermost frame first."""
+
+    rest: str
+    places: list[tuple[str, str]]
+
+
+def _located(query: str, locate: ChunkLocator | None) -> _Located | None:
+    """What `query` gives by file and line (`asked_locations`), None where it gives nothing
+    an indexed file holds."""
     asked = asked_locations(query) if locate is not None else None
     if asked is None or locate is None:
         return None
     places = [found for where in asked.locations if (found := locate(where.file, where.line))]
-    return (asked.rest, places) if places else None
+    return _Located(asked.rest, places) if places else None
 
 
 def _uncrowded_hits(
