@@ -65,10 +65,19 @@ async def asearch(
     return await asyncio.to_thread(search, target, query, options)
 
 
-def documents_of(response: SearchResponse, options: SearchOptions) -> list[SearchResult]:
-    """The hits a retriever returns: the first `limit` in reading order, each file's best
-    followed by the file's other close hits (`SearchResponse.all_hits`)."""
-    return response.all_hits()[: options.limit]
+def retrieved(
+    target: Index | Sequence[Index], query: str, options: SearchOptions
+) -> list[SearchResult]:
+    """The hits a retriever returns (`search`): the first `limit` in reading order, each
+    file's best followed by the file's other close hits (`SearchResponse.all_hits`)."""
+    return search(target, query, options).all_hits()[: options.limit]
+
+
+async def aretrieved(
+    target: Index | Sequence[Index], query: str, options: SearchOptions
+) -> list[SearchResult]:
+    """`retrieved` without blocking the event loop."""
+    return (await asearch(target, query, options)).all_hits()[: options.limit]
 
 
 def hit_metadata(hit: SearchResult, target: Index | Sequence[Index]) -> dict[str, Any]:

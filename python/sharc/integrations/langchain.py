@@ -33,14 +33,7 @@ except ImportError as error:  # pragma: no cover - langchain-core comes with the
     ) from error
 
 from sharc.index import Index, SearchMode, SearchResult
-from sharc.integrations import (
-    SearchOptions,
-    asearch,
-    documents_of,
-    hit_id,
-    hit_metadata,
-    search,
-)
+from sharc.integrations import SearchOptions, aretrieved, hit_id, hit_metadata, retrieved
 
 
 class SharcRetriever(BaseRetriever):
@@ -63,14 +56,12 @@ class SharcRetriever(BaseRetriever):
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **options: Any
     ) -> list[Document]:
-        chosen = self._options(options)
-        return self._documents(documents_of(search(self.index, query, chosen), chosen))
+        return self._documents(retrieved(self.index, query, self._options(options)))
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **options: Any
     ) -> list[Document]:
-        chosen = self._options(options)
-        return self._documents(documents_of(await asearch(self.index, query, chosen), chosen))
+        return self._documents(await aretrieved(self.index, query, self._options(options)))
 
     def _options(self, overrides: dict[str, Any]) -> SearchOptions:
         return SearchOptions(

@@ -27,14 +27,7 @@ except ImportError as error:
     ) from error
 
 from sharc.index import Index, SearchMode, SearchResult
-from sharc.integrations import (
-    SearchOptions,
-    asearch,
-    documents_of,
-    hit_id,
-    hit_metadata,
-    search,
-)
+from sharc.integrations import SearchOptions, aretrieved, hit_id, hit_metadata, retrieved
 
 #: Metadata kept out of what an LLM or an embedding model reads with the code.
 _HIDDEN_METADATA = ["root", "path", "start_line", "end_line", "score", "id"]
@@ -69,12 +62,10 @@ class SharcRetriever(BaseRetriever):
         )
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        response = search(self.index, query_bundle.query_str, self.options)
-        return self._nodes(documents_of(response, self.options))
+        return self._nodes(retrieved(self.index, query_bundle.query_str, self.options))
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        response = await asearch(self.index, query_bundle.query_str, self.options)
-        return self._nodes(documents_of(response, self.options))
+        return self._nodes(await aretrieved(self.index, query_bundle.query_str, self.options))
 
     def _nodes(self, hits: list[SearchResult]) -> list[NodeWithScore]:
         return [
