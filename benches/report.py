@@ -145,7 +145,8 @@ def _repo_columns(summaries: list[Summary], detailed: bool) -> list[tuple[str, C
                 ("definition at 1, a member asked in words",
                  lambda s: s.get("definition_at_1_member")),
                 ("file at 1, asked by its name", lambda s: s.get("file_at_1_named")),
-                ("line at 1, given by file and line", lambda s: s.get("line_at_1_located"))]
+                ("line at 1, given by file and line", lambda s: s.get("line_at_1_located")),
+                ("text at 1, a string pasted", lambda s: s.get("text_at_1_quoted"))]
     if detailed:
         columns.append(("ms/query", lambda s: s.get("search_ms")))
     return [(name, value) for name, value in columns
@@ -192,7 +193,9 @@ def _repos_intro(data: dict[str, Any]) -> str:
         " words (\"the listen method of Server\", \"Server's listen method\"); and the share of topic questions' first"
         " target file that comes first when asked for by its name (`request.js`, \"the request"
         " file\"), and of lines in a symbol question's definition given by file and line"
-        " (`lib/app.ts:42`, a stack trace's frame) whose first result holds the line;"
+        " (`lib/app.ts:42`, a stack trace's frame) whose first result holds the line, and of"
+        " strings in a question's code pasted as a message (`Error: no such task`, quoted)"
+        " whose first result holds the string;"
         " `python -m benches.quality.repos` reproduces it."
     )
 
@@ -260,6 +263,7 @@ BASELINE_METRICS = (
     ("definition_at_1_member", "definition at 1 of a member asked in words"),
     ("file_at_1_named", "file at 1 asked by its name"),
     ("line_at_1_located", "line at 1 given by file and line"),
+    ("text_at_1_quoted", "text at 1 of a string pasted"),
 )
 
 

@@ -1,7 +1,8 @@
 """The repository benchmark's questions asked otherwise, as people ask them: a symbol
 question's name framed in words, typed in another case or convention, a member of a type
-named in words, a topic question's first target file asked for by its name, and a line of a
-symbol question's definition given by file and line. Every form
+named in words, a topic question's first target file asked for by its name, a line of a
+symbol question's definition given by file and line, and a string in the code a question is
+about pasted as a message. Every form
 is a fixed template, written before sharc was measured on it; `benches.quality.repos` runs
 them beside each question and reports what they find.
 """
@@ -9,6 +10,8 @@ them beside each question and reports what they find.
 from __future__ import annotations
 
 import re
+from pathlib import Path
+from typing import Any
 
 #: Each symbol question asked again in words, as users ask for a definition ("where is
 #: `Router` defined"); fixed on 2026-12-05 before sharc was measured on them. Reported as
@@ -89,3 +92,62 @@ def location_forms(repo: str, path: str, start: int, end: int, name: str) -> tup
     return line, [
         form.format(path=path, line=line, repo=repo, name=last) for form in LOCATION_FORMS
     ]
+
+
+#: A string of three words or more in the code a symbol or semantic question is about (its
+#: first target), pasted as people paste an error message or quote one; fixed on 2026-12-06
+#: before sharc was measured on them. Reported as the share whose first result holds it.
+LITERAL_FORMS = ('{text}', '"{text}"', 'where does "{text}" come from', "Error: {text}")
+_STRING = re.compile(r"""(["'])((?:(?!\1)[^\\\n]){12,80})\1""")
+
+
+def literal_forms(code_lines: list[str]) -> tuple[str, list[str]] | None:
+    """The first string literal of three words or more in `code_lines` (one with a lower-case
+    letter, 12-80 characters, no escapes) and its `LITERAL_FORMS`; None where there is none."""
+    for line in code_lines:
+        for match in _STRING.finditer(line):
+            text = match.group(2)
+            if len(text.split()) >= 3 and re.search(r"[a-z]", text):
+                return text, [form.format(text=text) for form in LITERAL_FORMS]
+    return None
+
+
+# -- scoring the forms that ask for one place (`benches.quality.repos` runs them) ----------
+
+def line_at_1(index: Any, repo: str, query: Any, options: dict[str, Any]) -> list[float]:
+    """1.0 per `LOCATION_FORMS` form where the first result holds the line given."""
+    target = query.targets[0]
+    line, forms = location_forms(
+        repo, target.path, target.start_line or 1, target.end_line or target.start_line or 1,
+        query.text,
+    )
+    return [
+        float(bool(hits) and hits[0].path == target.path
+              and hits[0].start_line <= line <= hits[0].end_line)
+        for text in forms
+        for hits in [list(index.search(text, limit=1, **options))]
+    ]
+
+def text_at_1(
+    index: Any, root: Path, query: Any, options: dict[str, Any]
+) -> list[float] | None:
+    """1.0 per `LITERAL_FORMS` form where the first result holds the string pasted; None for
+    a question whose first target holds no string of three words or more."""
+    target = query.targets[0]
+    if query.category not in ("symbol", "semantic") or not target.start_line:
+        return None
+    try:
+        lines = (root / target.path).read_text(errors="replace").splitlines()
+    except OSError:
+        return None
+    found = literal_forms(lines[target.start_line - 1 : target.end_line or target.start_line])
+    if found is None:
+        return None
+    text, forms = found
+    squeezed = " ".join(text.split()).lower()
+    return [
+        float(bool(hits) and squeezed in " ".join(hits[0].code.split()).lower())
+        for form in forms
+        for hits in [list(index.search(form, limit=1, **options))]
+    ]
+

@@ -16,6 +16,7 @@ ASKED_OTHERWISE = (
     ("member_definition_at_1", "definition_at_1_member"),
     ("named_file_at_1", "file_at_1_named"),
     ("located_at_1", "line_at_1_located"),
+    ("quoted_at_1", "text_at_1_quoted"),
 )
 
 

@@ -49,9 +49,10 @@ from benches.quality import metrics
 from benches.quality.asked_otherwise import (
     FRAMINGS,
     file_name_queries,
-    location_forms,
+    line_at_1,
     member_forms,
     retyped,
+    text_at_1,
 )
 from benches.quality.dataset import QUERIES_DIR, RESULTS_DIR, Target, data_dir, eval_dir
 from benches.quality.paired import against_baseline
@@ -255,6 +256,9 @@ class RepoRun:
     #: mode -> symbol query id -> 1.0 where the first result held the line, in each of
     #: `LOCATION_FORMS`
     located: dict[str, dict[str, list[float]]] = field(default_factory=dict)
+    #: mode -> query id -> 1.0 where the first result held the string pasted, in each of
+    #: `LITERAL_FORMS`
+    quoted: dict[str, dict[str, list[float]]] = field(default_factory=dict)
     search_ms: dict[str, float] = field(default_factory=dict)
 
 
@@ -308,25 +312,14 @@ def run_repo(repo: Repo, modes: Sequence[str], index_cache: Path, *, rechunk: bo
             for q in repo.queries if q.category == "topic"
         }
         run.located[mode] = {
-            q.id: _located(index, repo.name, q, options)
+            q.id: line_at_1(index, repo.name, q, options)
             for q in repo.queries if q.category == "symbol" and q.targets[0].start_line
         }
+        run.quoted[mode] = {
+            q.id: found for q in repo.queries
+            if (found := text_at_1(index, root, q, options)) is not None
+        }
     return run
-
-
-def _located(index: Any, repo: str, query: RepoQuery, options: dict[str, Any]) -> list[float]:
-    """1.0 per `LOCATION_FORMS` form where the first result holds the line given."""
-    target = query.targets[0]
-    line, forms = location_forms(
-        repo, target.path, target.start_line or 1, target.end_line or target.start_line or 1,
-        query.text,
-    )
-    return [
-        float(bool(hits) and hits[0].path == target.path
-              and hits[0].start_line <= line <= hits[0].end_line)
-        for text in forms
-        for hits in [list(index.search(text, limit=1, **options))]
-    ]
 
 
 def _search_options(mode: str) -> dict[str, Any]:
@@ -424,6 +417,9 @@ def summarize(runs: Sequence[RepoRun], mode: str) -> dict[str, Any]:
         "line_at_1_located": _mean(
             [v for run in runs for values in run.located.get(mode, {}).values() for v in values]
         ),
+        "text_at_1_quoted": _mean(
+            [v for run in runs for values in run.quoted.get(mode, {}).values() for v in values]
+        ),
         "definition_at_1_retyped": _mean(
             [s.definition_at_1 for s in retyped_scores if s.definition_at_1 is not None]
         ),
@@ -503,6 +499,9 @@ def _query_json(run: RepoRun, mode: str, query_id: str) -> dict[str, Any]:
     located = run.located.get(mode, {}).get(query_id)
     if located:
         entry["located_at_1"] = round(sum(located) / len(located), 4)
+    quoted = run.quoted.get(mode, {}).get(query_id)
+    if quoted:
+        entry["quoted_at_1"] = round(sum(quoted) / len(quoted), 4)
     retyped_scores = run.retyped.get(mode, {}).get(query_id)
     if retyped_scores:
         entry["retyped_definition_at_1"] = round(
@@ -526,7 +525,8 @@ def print_summary(result: dict[str, Any]) -> None:
                   f" {summary['definition_at_1_retyped']:5.1f}; a member in words"
                   f" {summary['definition_at_1_member']:5.1f}) | file asked by its name"
                   f" {summary['file_at_1_named']:5.1f} | line by file and line"
-                  f" {summary['line_at_1_located']:5.1f}")
+                  f" {summary['line_at_1_located']:5.1f} | a string pasted"
+                  f" {summary['text_at_1_quoted']:5.1f}")
         for name, per_category in entry["hybrid_vs_arms"].items():
             print(f"{split:4} {name}: " + "  ".join(
                 f"{c} {m:+.1f} [{lo:+.1f}, {hi:+.1f}]" for c, (m, lo, hi) in per_category.items()

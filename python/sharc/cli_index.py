@@ -51,7 +51,8 @@ def add_commands(
     search.add_argument(
         "query",
         help="natural language, an identifier (any case or convention), a file's name, or a"
-        " file and line ('src/app.ts:42', a stack trace: the code at that line first);"
+        " file and line ('src/app.ts:42', a stack trace: the code at that line first), or an"
+        " error message (the code that holds it first);"
         " a directory it names ('... in lib/queue/') is searched first",
     )
     search.add_argument("--path", action="append", default=None, metavar="PATH",

@@ -120,7 +120,8 @@ class SharcTools:
             " identifier alone, or asked about ('where is X defined', 'the X class'), in any case"
             " or convention, finds its definitions first; a file's name or path ('app.ts',"
             " 'the app file') finds that file first; a file and line ('src/app.ts:42', a stack"
-            " trace) finds the code at that line first"
+            " trace) finds the code at that line first; an error message or a quoted string"
+            " finds the code that holds it first"
         )],
         limit: Annotated[int, Field(description="How many files' results, 1-50")] = 3,
         extensionFilter: Annotated[

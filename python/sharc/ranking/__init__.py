@@ -3,7 +3,8 @@
 1. `framing`: the words around a question that are about the search, left out. `asked`: a
    question about one name's definition, a name typed in another case or convention, or a
    member of a type named in words, searched as the name the code defines. `locations`:
-   the lines a query gives by file and line (`app.ts:42`, a stack trace). `query`: what the
+   the lines a query gives by file and line (`app.ts:42`, a stack trace). `literals`: text
+   it quotes from the code (an error message). `query`: what the
    query looks like (identifier, words, mixed) and asks for.
 2. The arms (`sharc.keyword`, `sharc.vectors`) return candidates, handed in by `sharc.index`.
 3. `fusion`: the arms' scores fused into one (score fusion, or RRF).
@@ -15,7 +16,8 @@
 8. `shaping`: a name's definitions first when the query is that name, the primary
    definition first; then `graph`: files the code graph links to the strongest hits (off by
    default); best first, no file filling the top; last, `named_files`: a file the query
-   names ("request.js") before the rest, and the chunk that holds a line it gives before all.
+   names ("request.js") before the rest, and the chunks that hold the text it quotes or a
+   line it gives before all (`shaping.first_of`).
 
 `pipeline.rank` runs them in that order; every tunable number is in `RankingSettings`.
 """

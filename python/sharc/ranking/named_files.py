@@ -1,11 +1,9 @@
-"""The last stages for a query that names a file, or a line in one.
-
-A file ("request.js", "the cJSON.c file", `lib/app.ts`): the files of that name come first,
+"""The last stage for a query that names a file ("request.js", "the cJSON.c file",
+`lib/app.ts`): the files of that name come first,
 each with its best candidates, or where no arm returned one of them, with its first chunks
 (where the file begins; the finder gives none for a name many files share, `index.js`).
 Among files of the same name code comes before docs and config, and the ranking's order
-stands within each; the rest of the list follows as ranked. A line ("lib/app.ts:42", a
-stack trace's frames): the chunk that holds it comes before all of them."""
+stands within each; the rest of the list follows as ranked."""
 
 from __future__ import annotations
 
@@ -49,28 +47,3 @@ def named_files_first(
     ] + rest
     return diversify(ranked, max_per_file=max_per_file) if max_per_file else ranked
 
-
-def located_first(
-    candidates: Sequence[Scored[C]],
-    chunk_ids: Sequence[str],
-    read: Callable[[Sequence[str]], Mapping[str, C]],
-    *,
-    accepts: Callable[[C], bool] | None = None,
-) -> list[Scored[C]]:
-    """`candidates` (best first) with the chunks of `chunk_ids` (those that hold the lines a
-    query gives, innermost frame first) above every other, in that order; `read` reads those
-    no arm returned, `accepts` filters them as the search's filters do."""
-    wanted = list(dict.fromkeys(chunk_ids))
-    found = {chunk.id: chunk for chunk, _ in candidates if chunk.id in wanted}
-    unread = [chunk_id for chunk_id in wanted if chunk_id not in found]
-    records = read(unread) if unread else {}
-    for chunk_id in unread:
-        record = records.get(chunk_id)
-        if record is not None and (accepts is None or accepts(record)):
-            found[chunk_id] = record
-    lifted = [found[chunk_id] for chunk_id in wanted if chunk_id in found]
-    top = max((score for _, score in candidates), default=0.0)
-    step = max(top, 1.0) * 1e-6
-    return [
-        (chunk, top + step * (len(lifted) - position)) for position, chunk in enumerate(lifted)
-    ] + [pair for pair in candidates if pair[0].id not in found]

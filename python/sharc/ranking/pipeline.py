@@ -28,8 +28,9 @@ from sharc.ranking.graph import (
     wants_neighbours,
 )
 from sharc.ranking.learned import LinearWeights, apply_learned
+from sharc.ranking.literals import Literal, asked_literal, holds
 from sharc.ranking.locations import asked_locations
-from sharc.ranking.named_files import located_first, named_files_first
+from sharc.ranking.named_files import named_files_first
 from sharc.ranking.penalties import apply_penalties, crowds, penalty_bound
 from sharc.ranking.query import (
     QueryIntent,
@@ -39,7 +40,7 @@ from sharc.ranking.query import (
 )
 from sharc.ranking.records import C, Scored
 from sharc.ranking.settings import DEFAULT_SETTINGS, RankingSettings
-from sharc.ranking.shaping import definitions_first, demoted_definitions, diversify
+from sharc.ranking.shaping import definitions_first, demoted_definitions, diversify, first_of
 from sharc.ranking.visibility import DefinitionFacts
 
 #: An arm: `(query, depth) -> [(chunk id, score)]`, best first.
@@ -112,6 +113,7 @@ def rank(
     located = _located(query, locate)
     if located is not None:  # the rest of the query ranks what follows; alone, the file
         query = located.rest or located.places[0][0].rsplit("/", 1)[-1]
+    literal = asked_literal(query) if located is None and read_text is not None else None
     query = stripped_request(query)
     file_name = named_file(query) if files_named is not None else None
     named = files_named(file_name) if files_named is not None and file_name else {}
@@ -138,11 +140,33 @@ def rank(
         candidates = named_files_first(
             candidates, named, read, accepts=accepts, max_per_file=max_per_file
         )
+    if literal is not None and read_text is not None and KEYWORD in arms:
+        # A message pasted bare is the query: its keyword hits are at hand.
+        keyword = hits[KEYWORD] if literal.text == query else arms[KEYWORD](literal.text, depth)
+        holders = _holders(literal, keyword, read_text, candidates)
+        candidates = first_of(candidates, holders, read, accepts=accepts)
     if located is not None:
-        candidates = located_first(
+        candidates = first_of(
             candidates, [chunk_id for _, chunk_id in located.places], read, accepts=accepts
         )
     return Ranking(candidates, ranked.arms, ranked.kind)
+
+
+def _holders(
+    literal: Literal,
+    keyword: Sequence[tuple[str, float]],
+    read_text: TextReader,
+    candidates: Sequence[Scored[C]],
+) -> list[str]:
+    """The keyword arm's best `literal.depth` hits that hold the quoted text, in the
+    ranking's order (penalties and all: the code that raises a message before the test that
+    expects it), then those the ranking left out, in the arm's."""
+    holding = {
+        chunk_id for chunk_id, _ in keyword[: literal.depth]
+        if (text := read_text(chunk_id)) is not None and holds(text, literal.text)
+    }
+    ranked = [chunk.id for chunk, _ in candidates if chunk.id in holding]
+    return ranked + [chunk_id for chunk_id, _ in keyword if chunk_id in holding - set(ranked)]
 
 
 class _Located(NamedTuple):

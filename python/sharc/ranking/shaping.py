@@ -147,6 +147,33 @@ def diversify(
     return kept + overflow
 
 
+def first_of(
+    candidates: Sequence[Scored[C]],
+    chunk_ids: Sequence[str],
+    read: Callable[[Sequence[str]], Mapping[str, C]],
+    *,
+    accepts: Callable[[C], bool] | None = None,
+) -> list[Scored[C]]:
+    """`candidates` (best first) with the chunks of `chunk_ids` above every other, in that
+    order, scored just above the best: what the query points at (the line it gives, the text
+    it quotes). `read` reads those not among the candidates, `accepts` filters them as the
+    search's filters do."""
+    wanted = list(dict.fromkeys(chunk_ids))
+    found = {chunk.id: chunk for chunk, _ in candidates if chunk.id in wanted}
+    unread = [chunk_id for chunk_id in wanted if chunk_id not in found]
+    records = read(unread) if unread else {}
+    for chunk_id in unread:
+        record = records.get(chunk_id)
+        if record is not None and (accepts is None or accepts(record)):
+            found[chunk_id] = record
+    lifted = [found[chunk_id] for chunk_id in wanted if chunk_id in found]
+    top = max((score for _, score in candidates), default=0.0)
+    step = max(top, 1.0) * 1e-6
+    return [
+        (chunk, top + step * (len(lifted) - position)) for position, chunk in enumerate(lifted)
+    ] + [pair for pair in candidates if pair[0].id not in found]
+
+
 def result_groups(
     candidates: Sequence[Scored[C]],
     limit: int,

@@ -1,0 +1,73 @@
+"""Text a query quotes from the code (`sharc.ranking.literals`): the chunk that holds it comes
+first, in a real index."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import sharc
+from sharc.ranking.literals import MIN_WORDS, PASTED_DEPTH, QUOTED_DEPTH, asked_literal, holds
+
+
+@pytest.mark.parametrize(
+    ("query", "text", "depth"),
+    [
+        ("ValueError: due dates must carry a timezone", "due dates must carry a timezone",
+         QUOTED_DEPTH),
+        ("error: unknown option --verbose", "unknown option --verbose", QUOTED_DEPTH),
+        ("where does 'a task needs a title' come from", "a task needs a title", QUOTED_DEPTH),
+        ('who raises "titles are limited"?', "titles are limited", QUOTED_DEPTH),
+        ("task titles are limited to 200 characters", "task titles are limited to 200 characters",
+         PASTED_DEPTH),
+    ],
+)
+def test_a_message_pasted_or_quoted_is_read(query: str, text: str, depth: int) -> None:
+    assert asked_literal(query) is not None
+    assert (asked_literal(query).text, asked_literal(query).depth) == (text, depth)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "how are tasks stored",  # a question
+        "where is the config loaded from disk",
+        "TaskStore",
+        '"TaskStore"',  # one word in quotes is a name
+        "retry with backoff",  # fewer than MIN_WORDS words
+        "ValueError: x",  # a message of one word
+    ],
+)
+def test_a_question_or_a_name_quotes_nothing(query: str) -> None:
+    assert len("retry with backoff".split()) < MIN_WORDS
+    assert asked_literal(query) is None
+
+
+def test_holding_reads_case_and_runs_of_spaces_alike() -> None:
+    assert holds('raise ValueError(\n    "Due dates  must carry\ta timezone")', "due dates must carry")
+    assert not holds("due dates must be aware", "due dates must carry")
+
+
+@pytest.fixture
+def built(small_repo: Path, tmp_path: Path) -> sharc.Index:
+    index = sharc.Index.open(small_repo, index_dir=tmp_path / "index")
+    index.update()
+    return index
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "ValueError: due dates must carry a timezone",
+        "due dates must carry a timezone",
+        "where does 'due dates must carry a timezone' come from",
+    ],
+)
+def test_the_chunk_that_holds_a_pasted_message_comes_first(
+    built: sharc.Index, query: str
+) -> None:
+    first = built.search(query, limit=3)[0]
+    assert first.path == "taskboard/models.py"
+    assert holds(first.code, "due dates must carry a timezone")
+    # The question as asked ranks the rest, the way it did before.
+    assert len(built.search(query, limit=3)) == 3
