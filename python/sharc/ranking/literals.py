@@ -14,19 +14,25 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from sharc.ranking.query import STOPWORDS
-
-#: A span in quotes of two words or more: `"connection refused"`, `'no such task'`.
-_QUOTED = re.compile(r"""(["'`])(?P<text>[^"'`\n]{3,200}?\s[^"'`\n]{1,200}?)\1""")
+#: A span in quotes of two words or more: `"connection refused"`, `'no such task'`; quotes
+#: of another kind may lie inside (`"can't open '{path}'"`).
+_QUOTED = re.compile(
+    r"""(?<!\w)(?:"(?P<double>[^"\n]{1,300}\s[^"\n]{1,300})"|'(?P<single>[^'\n]{1,300}\s[^'\n]{1,300})'"""
+    r"""|`(?P<back>[^`\n]{1,300}\s[^`\n]{1,300})`)(?!\w)"""
+)
 #: An error's name and its message: `KeyError: no such task`, `error: unknown option`.
 _ERROR = re.compile(
     r"^\s*(?:[\w.]*(?:Error|Exception|Err|Failure|Panic)|error|fatal|panic)(?:\[\w+\])?:\s*"
     r"(?P<text>\S.{2,300}?)\s*$",
     re.DOTALL,
 )
-#: Words a question opens with: a query that starts so is asked, not pasted.
-_QUESTION_OPENINGS = STOPWORDS | frozenset(
-    "explain find list locate show tell implement implementation".split()
+#: Words a question or a request opens with: a query that starts so is asked, not pasted (an
+#: article may open a message: "The `timeout` option must be a number").
+_QUESTION_OPENINGS = frozenset(
+    """how what where why which when who whose whom does do did is are was were can could
+    should would will shall may might must explain find list locate show tell give get
+    implement implementation i we you please in into on for from with by about of to
+    where's what's how's""".split()
 )
 #: Words a pasted message has at least; fewer is a name or a short question.
 MIN_WORDS = 4
@@ -49,7 +55,8 @@ def asked_literal(query: str) -> Literal | None:
     or more that does not open as a question (a message pasted bare)."""
     quoted = _QUOTED.search(query)
     if quoted is not None:
-        return Literal(quoted["text"].strip(), QUOTED_DEPTH)
+        text = quoted["double"] or quoted["single"] or quoted["back"]
+        return Literal(text.strip(), QUOTED_DEPTH)
     error = _ERROR.match(query)
     if error is not None and len(error["text"].split()) >= 2:
         return Literal(error["text"].strip().strip("'\""), QUOTED_DEPTH)
