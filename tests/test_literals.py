@@ -18,6 +18,9 @@ from sharc.ranking.literals import MIN_WORDS, PASTED_DEPTH, QUOTED_DEPTH, asked_
         ("error: unknown option --verbose", "unknown option --verbose", QUOTED_DEPTH),
         ("where does 'a task needs a title' come from", "a task needs a title", QUOTED_DEPTH),
         ('who raises "titles are limited"?', "titles are limited", QUOTED_DEPTH),
+        ("""where does "can't open '{path}'" come from""", "can't open '{path}'", QUOTED_DEPTH),
+        ("The `timeout` option must be a number", "The `timeout` option must be a number",
+         PASTED_DEPTH),
         ("task titles are limited to 200 characters", "task titles are limited to 200 characters",
          PASTED_DEPTH),
     ],
@@ -31,6 +34,7 @@ def test_a_message_pasted_or_quoted_is_read(query: str, text: str, depth: int) -
     "query",
     [
         "how are tasks stored",  # a question
+        "find the code that stores tasks",  # a request
         "where is the config loaded from disk",
         "TaskStore",
         '"TaskStore"',  # one word in quotes is a name
