@@ -21,6 +21,7 @@ from sharc.ranking.literals import MIN_WORDS, PASTED_DEPTH, QUOTED_DEPTH, asked_
         ("""where does "can't open '{path}'" come from""", "can't open '{path}'", QUOTED_DEPTH),
         ("The `timeout` option must be a number", "The `timeout` option must be a number",
          PASTED_DEPTH),
+        ("plugin not found", "plugin not found", PASTED_DEPTH),
         ("task titles are limited to 200 characters", "task titles are limited to 200 characters",
          PASTED_DEPTH),
     ],
@@ -38,12 +39,12 @@ def test_a_message_pasted_or_quoted_is_read(query: str, text: str, depth: int) -
         "where is the config loaded from disk",
         "TaskStore",
         '"TaskStore"',  # one word in quotes is a name
-        "retry with backoff",  # fewer than MIN_WORDS words
+        "retry backoff",  # fewer than MIN_WORDS words
         "ValueError: x",  # a message of one word
     ],
 )
 def test_a_question_or_a_name_quotes_nothing(query: str) -> None:
-    assert len("retry with backoff".split()) < MIN_WORDS
+    assert len("retry backoff".split()) < MIN_WORDS
     assert asked_literal(query) is None
 
 

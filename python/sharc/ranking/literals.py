@@ -35,7 +35,7 @@ _QUESTION_OPENINGS = frozenset(
     where's what's how's""".split()
 )
 #: Words a pasted message has at least; fewer is a name or a short question.
-MIN_WORDS = 4
+MIN_WORDS = 3
 #: Keyword hits read for the text: a quoted or an error's message, and a message pasted bare.
 QUOTED_DEPTH = 100
 PASTED_DEPTH = 30
