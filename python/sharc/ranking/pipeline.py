@@ -103,12 +103,14 @@ def rank(
     """Every stage in order over the candidates of `arms`; `accepts` filters records; the
     graph neighbour stage reads `graph` (without it, the stage is off); `defines` spares a
     one-name query reading every candidate (see `rank_hits`); `unseen` names the keyword
-    hits the vectors never judged; `read_text` reads the keyword arm's best hit; `files`
-    scores candidate files by their whole text (without it, that lift is off); `spelled`
-    finds a name asked for in another case (without it, names match in their case only);
-    `files_named` finds the files a query names ("request.js"; `named_files_first`);
-    `locate` finds the chunks that hold the lines a query gives ("lib/app.ts:42", a stack
-    trace; `located_first`)."""
+    hits the vectors never judged; `read_text` reads the keyword arm's best hit, and the hits
+    that may hold a message the query pastes (`asked_literal`; without it, the message is
+    read as words); `files` scores candidate files by their whole text (without it, that
+    lift is off); `spelled` finds a name asked for in another case (without it, names match
+    in their case only); `files_named` finds the files a query names ("request.js";
+    `named_files_first`); `locate` finds the chunks that hold the lines a query gives
+    ("lib/app.ts:42", a stack trace). What the query points at (the text it pastes, the
+    lines it gives) comes first of all (`first_of`)."""
     depth = candidate_depth(limit, accepts is not None, settings.candidates)
     located = _located(query, locate)
     if located is not None:  # the rest of the query ranks what follows; alone, the file
