@@ -3,7 +3,7 @@
 message pasted as it came (`File "/srv/app/pkg/mod.py", line 589, in request`,
 `at render (/home/ci/web/src/view.js:12:5)`, `Bar.java:42`, `/go/src/app/server.go:88 +0x1d`).
 A user or an agent asking about such a line wants the code that holds it: the chunk around
-the line comes first (`sharc.ranking.named_files.located_first`). Which indexed file a path
+the line comes first (`sharc.ranking.shaping.first_of`). Which indexed file a path
 from another machine is, and which chunk holds the line, is for the caller to look up
 (`Manifest.chunk_at`)."""
 
