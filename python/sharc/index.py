@@ -412,7 +412,6 @@ class Index(AsyncIndexMethods):
             files=self._file_evidence(mode, languages, path_prefix),
             spelled=manifest.defined_spelling, files_named=manifest.named_files,
             locate=manifest.chunk_at,
-            cohesion=self._vectors.cohesion(manifest, searched) if searched else None,
         )
         groups = ranking.result_groups(
             ranked.candidates, limit, by_file=group_by_file, per_file=max_per_file,

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from sharc.errors import NotIndexedError
-from sharc.file_cohesion import CohesionCache
 from sharc.stores import file_signature, searched_set
 from sharc.vector_sets import DEFAULT_SET, FAST_SET, VectorSet
 from sharc.writer_settings import stored_settings
@@ -24,7 +23,6 @@ from sharc.writer_settings import stored_settings
 if TYPE_CHECKING:
     from sharc.embedding import Embedder
     from sharc.manifest import Manifest
-    from sharc.ranking.pipeline import FileCohesion
     from sharc.vector_segments import SegmentedVectors
 
 VectorChoice = Literal["fast", "default"]
@@ -56,7 +54,6 @@ class VectorReader:
         self._fast_embedder = fast_embedder
         self._lock = threading.Lock()
         self._open: dict[str, tuple[tuple[object, ...], SegmentedVectors]] = {}
-        self._cohesion = {name: CohesionCache() for name in VECTOR_CHOICES}
 
     def vectors(self, manifest: Manifest, vector_set: VectorSet) -> SegmentedVectors | None:
         """The main file and delta of `vector_set` (`sharc.vector_segments`), reloaded when a
@@ -121,11 +118,6 @@ class VectorReader:
                 fast = vector_set is FAST_SET or built_with_fast(manifest)
                 return "fast" if fast else "default"
         return None
-
-    def cohesion(self, manifest: Manifest, searched: SearchedVectors) -> FileCohesion:
-        """How far each file's parts are about one thing, in the vectors `searched` reads
-        (`sharc.file_cohesion`), kept per set while its files stay the same."""
-        return self._cohesion[searched.name].reader(manifest, searched.vectors)
 
     def forget(self) -> None:
         with self._lock:

@@ -313,12 +313,6 @@ class Manifest:
     def embeddable_keys(self) -> np.ndarray:
         return self._chunks.embeddable_keys()
 
-    def embeddable_keys_of(self, paths: Sequence[str], most: int) -> dict[str, list[int]]:
-        return self._chunks.embeddable_keys_of(paths, most)
-
-    def sample_embeddable_keys(self, count: int) -> list[int]:
-        return self._chunks.sample_embeddable_keys(count)
-
     def keyword_only_counts(self) -> tuple[int, int]:
         return self._chunks.keyword_only_counts()
 
