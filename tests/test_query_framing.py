@@ -219,6 +219,13 @@ def test_the_named_files_come_first_with_their_first_chunks_where_unreturned() -
     lifted = named_files_first([(docs, 1.0), (code, 0.5)],
                                {"docs/router.md": [], "src/Router.py": []}, _read)
     assert [chunk.path for chunk, _ in lifted] == ["src/Router.py", "docs/router.md"]
+    # A header and its source file ("the cJSON file"): the code before what declares it.
+    header = _Record("cJSON.h::cJSON", "cJSON.h", "", "cJSON", kind="struct")
+    source = _Record("cJSON.c::cJSON_Parse", "cJSON.c", "", "cJSON_Parse")
+    stub = _Record("lib/index.d.ts::App", "lib/index.d.ts", "", "App", kind="interface")
+    lifted = named_files_first([(header, 1.0), (stub, 0.9), (source, 0.5)],
+                               {"cJSON.h": [], "cJSON.c": [], "lib/index.d.ts": []}, _read)
+    assert [chunk.path for chunk, _ in lifted] == ["cJSON.c", "cJSON.h", "lib/index.d.ts"]
     # A name no file has: searched as asked.
     asked.clear()
     rank("where is Nothing.py", arms, _read, files_named=lambda n: {})

@@ -889,6 +889,24 @@ def test_a_name_in_another_case_does_not_jump_ahead() -> None:
     assert _ranked_ids("Sidekiq::Job", scored) == ["module", "method"]
 
 
+def test_a_type_asked_in_lower_case_is_found_in_the_file_named_after_it() -> None:
+    scored = [
+        (Candidate("method", "src/rules/ExternalResource.java", "statement",
+                   fqn="ExternalResource.statement", kind="method"), 0.9),
+        (Candidate("use", "src/runner/Runner.java", "run", fqn="Runner.run"), 0.8),
+        (Candidate("type", "src/model/Statement.java", "Statement", kind="class"), 0.3),
+        (Candidate("elsewhere", "src/model/Steps.java", "Statement", fqn="Steps.Statement",
+                   kind="class"), 0.35),
+    ]
+    # The type's home comes first, then the method of the query's own spelling; a type of
+    # that name in another file is no surer than any other name in another case.
+    assert _ranked_ids("statement", scored)[:2] == ["type", "method"]
+    matches = [definition_match(c, QueryIntent.of("statement")) for c, _ in scored]
+    assert [definition_tier(m) for m in matches] == [3, 0, 4, 0]
+    # Asked with the type's own capital, the method is no definition of it.
+    assert _ranked_ids("Statement", scored)[:2] == ["type", "elsewhere"]
+
+
 def test_definitions_in_tests_docs_or_config_do_not_jump_ahead() -> None:
     scored = [
         (Candidate("use", "src/app.py", "run"), 0.9),

@@ -125,14 +125,17 @@ def defined_name(chunk: RankedChunk) -> str:
 
 def definition_tier(match: DefinitionMatch) -> int:
     """How surely a chunk is the definition a one-name query asks for, 0 (it does not define
-    the name as written) to 8. Only a name with the query's case counts (`def job` is no
+    the name as written) to 8. A name with the query's case counts (`def job` is no
     definition of `Job`: case-insensitive matches keep their lift in `definition_factor`),
     and its qualities count in this order, each above all the ones after it: its qualified
     name ends with the query's (`Web::Engine`), it defines rather than extends (`struct
     Error`, not `impl Error`), it defines the type a capitalised name stands for (`class
-    App`, not its constructor)."""
+    App`, not its constructor). A type in the file named after it counts in any case, as a
+    plain function of the query's spelling does and above it: `statement` asks for `class
+    Statement` in `Statement.java` before a method `statement` elsewhere."""
     if not match.exact:
-        return 0
+        home = match.type_definition and match.definition_file and not match.extending
+        return 4 if home else 0
     return 1 + 4 * match.qualified + 2 * (not match.extending) + match.type_definition
 
 
