@@ -905,6 +905,12 @@ def test_a_type_asked_in_lower_case_is_found_in_the_file_named_after_it() -> Non
     assert [definition_tier(m) for m in matches] == [3, 0, 4, 0]
     # Asked with the type's own capital, the method is no definition of it.
     assert _ranked_ids("Statement", scored)[:2] == ["type", "elsewhere"]
+    # A module the chunker cut into parts, in its file: its home too.
+    parts = [
+        (Candidate("method", "lib/sidekiq/api.rb", "job", fqn="Sidekiq.Work.job"), 0.9),
+        (Candidate("part", "lib/sidekiq/job.rb", "", fqn="Sidekiq.Job", kind="module"), 0.4),
+    ]
+    assert _ranked_ids("sidekiq::job", parts) == ["part", "method"]
 
 
 def test_definitions_in_tests_docs_or_config_do_not_jump_ahead() -> None:

@@ -75,6 +75,8 @@ class DefinitionMatch:
     extending: bool = False
     #: Its file is named after it (`engine.rb` for `Engine`).
     definition_file: bool = False
+    #: It defines a module or namespace of a capitalised name (`module Sidekiq::Job`).
+    module_definition: bool = False
 
     @property
     def matched(self) -> bool:
@@ -104,9 +106,12 @@ def definition_match(chunk: RankedChunk, intent: QueryIntent) -> DefinitionMatch
         extending=kind in EXTENDING_KINDS,
         type_definition=kind in TYPE_KINDS and symbol[:1].isupper(),
         definition_file=_squashed(stem) == _squashed(symbol),
+        module_definition=kind in MODULE_KINDS and symbol[:1].isupper(),
     )
 
 
+#: Kinds that name a module of code rather than a type.
+MODULE_KINDS = frozenset({"module", "namespace"})
 #: Kinds whose long bodies the chunker cuts into parts: the lines of a module or class
 #: between its members come as chunks of that kind with no symbol of their own.
 PART_KINDS = frozenset({"module", "class", "namespace", "object"})
@@ -130,12 +135,13 @@ def definition_tier(match: DefinitionMatch) -> int:
     and its qualities count in this order, each above all the ones after it: its qualified
     name ends with the query's (`Web::Engine`), it defines rather than extends (`struct
     Error`, not `impl Error`), it defines the type a capitalised name stands for (`class
-    App`, not its constructor). A type in the file named after it counts in any case, as a
-    plain function of the query's spelling does and above it: `statement` asks for `class
-    Statement` in `Statement.java` before a method `statement` elsewhere."""
+    App`, not its constructor). A type or module in the file named after it counts in any
+    case, as a plain function of the query's spelling does and above it: `statement` asks
+    for `class Statement` in `Statement.java` before a method `statement` elsewhere, and
+    `sidekiq::job` for `module Sidekiq::Job` in `job.rb`."""
     if not match.exact:
-        home = match.type_definition and match.definition_file and not match.extending
-        return 4 if home else 0
+        named = match.type_definition or match.module_definition
+        return 4 if named and match.definition_file and not match.extending else 0
     return 1 + 4 * match.qualified + 2 * (not match.extending) + match.type_definition
 
 
