@@ -446,7 +446,11 @@ def _score_block(
     if not shaped:
         return fresh
     demoted, facts = declared
-    return definitions_first(fresh, intent, settings, demoted=demoted, facts=facts)
+    # Read in blocks, a definition in another case than the query's is not lifted: the bound
+    # that stops the reading holds for those of the query's case (`definition_tier`).
+    return definitions_first(
+        fresh, intent, settings, demoted=demoted, facts=facts, any_case=False
+    )
 
 
 def _kept_score(candidates: Sequence[Scored[C]], limit: int, max_per_file: int) -> float | None:

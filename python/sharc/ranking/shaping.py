@@ -35,19 +35,21 @@ def definitions_first(
     *,
     demoted: Mapping[str, int] | None = None,
     facts: Mapping[str, DefinitionFacts] | None = None,
+    any_case: bool = True,
 ) -> list[Scored[C]]:
     """A query that is one name: the chunks that define it come first, the primary definition
     first (`primary_key`), and the score orders definitions that rank alike. A section of docs
     or config named like it is no definition, and definitions in tests, examples, generated or
     vendored files stay where their score puts them, unless the query asks for that kind of
     file. `demoted` and `facts` say what the declarations say (`demoted_definitions`,
-    `sharc.ranking.visibility.DefinitionFacts`)."""
+    `sharc.ranking.visibility.DefinitionFacts`); without `any_case`, only a definition in the
+    query's case counts (a type in its own file asked for in another case does not)."""
     if not (settings.definitions_first and intent.single_name):
         return list(candidates)
     keys: dict[int, tuple[int, ...]] = {}
     for position, (chunk, _) in enumerate(candidates):
         match = definition_match(chunk, intent)
-        if not definition_tier(match) or (
+        if not definition_tier(match) or (not any_case and not match.exact) or (
             chunk.tier in (TIER_DOCS, TIER_CONFIG)
             or path_penalty(chunk.path, intent, settings) < 1.0
         ):
