@@ -911,6 +911,16 @@ def test_a_type_asked_in_lower_case_is_found_in_the_file_named_after_it() -> Non
         (Candidate("part", "lib/sidekiq/job.rb", "", fqn="Sidekiq.Job", kind="module"), 0.4),
     ]
     assert _ranked_ids("sidekiq::job", parts) == ["part", "method"]
+    # Read in blocks (an arm alone, a limit), only a definition in the query's case is
+    # lifted: the bound that stops the reading holds for those.
+    records = {c.id: c for c, _ in scored}
+    hits = [("type", 0.9), ("use", 0.8), ("method", 0.3), ("elsewhere", 0.2)]
+    blockwise = rank_hits(
+        "statement", {KEYWORD: hits},
+        lambda ids: {i: records[i] for i in ids}, limit=2,
+        defines=lambda ids, names, missed=True: {"method": DefinitionFacts()},
+    )
+    assert blockwise.candidates[0][0].id == "method"
 
 
 def test_definitions_in_tests_docs_or_config_do_not_jump_ahead() -> None:
