@@ -289,7 +289,8 @@ def test_a_member_named_in_words_is_asked_as_its_qualified_name() -> None:
     def defines(
         ids: Sequence[str], names: Sequence[str], *, missed: bool = True
     ) -> dict[str, DefinitionFacts]:
-        known = {"listen": "src/server.py::Server.listen", "errors": "src/log.py::errors"}
+        known = {"listen": "src/server.py::Server.listen", "errors": "src/log.py::errors",
+                 "subparser": "src/Options/Applicative/Builder.hs::subparser"}
         return {known[name]: DefinitionFacts() for name in names if name in known}
 
     arms = {KEYWORD: arm, SEMANTIC: arm}
@@ -297,6 +298,10 @@ def test_a_member_named_in_words_is_asked_as_its_qualified_name() -> None:
         asked.clear()
         rank(query, arms, _read, defines=defines)
         assert set(asked) == {"Server.listen"}, query
+    # A module a file is (Haskell's, Python's) owns what the file defines.
+    asked.clear()
+    rank("the subparser function of Builder", arms, _read, defines=defines)
+    assert set(asked) == {"Builder.subparser"}
     # The type does not define it (or nothing does): a question, searched as asked.
     for query in ("errors in Parser", "the close method of Server"):
         asked.clear()

@@ -7,6 +7,7 @@ such a name is looked up through the finders the index hands in.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable, Mapping
 
@@ -59,13 +60,16 @@ def _asked_member(query: str, defines: DefinitionFinder | None) -> str | None:
     """A question about one member of a type, in words ("the listen method of Server",
     "Server's listen method"; `member_question`), as the qualified name `Server.listen`,
     where a definition of the member lies in that type (its id, `path::fqn`, names the
-    type among the fqn's outer segments); None otherwise ("errors in Parser")."""
+    type among the fqn's outer segments) or in the module a file is (Haskell's
+    `Options/Applicative/Builder.hs` for "the subparser function of Builder", a Python
+    module); None otherwise ("errors in Parser")."""
     asked = member_question(query)
     if asked is None or defines is None:
         return None
     owner, member = asked
     for chunk_id in defines([], [member]):
-        outer = re.split(r"::|[.#]", chunk_id.split("::", 1)[-1])[:-1]
-        if owner in outer:
+        path, _, fqn = chunk_id.partition("::")
+        outer = re.split(r"::|[.#]", fqn)[:-1]
+        if owner in outer or owner == posixpath.basename(path).split(".", 1)[0]:
             return f"{owner}.{member}"
     return None
