@@ -44,7 +44,7 @@ from sharc.ranking.boosts import (
     definition_tier,
 )
 from sharc.ranking.coherence import apply_coherence
-from sharc.ranking.files import file_scores, lift_files, rank_files
+from sharc.ranking.files import evidence_gates, file_scores, lift_files, rank_files
 from sharc.ranking.graph import (
     GraphFacts,
     apply_neighbours,
@@ -1212,6 +1212,50 @@ def test_a_file_is_scored_by_its_best_chunk_and_a_share_of_the_next() -> None:
     # The module that holds the topic comes before the helper whose one function matches best.
     assert [c.id for c, _ in ranked][:2] == ["a1", "b1"]
     assert rank_files(scored, RankingSettings(files_first=False)) == scored
+
+
+def test_a_grab_bag_file_is_judged_by_its_best_chunk_alone() -> None:
+    scored = [
+        (Candidate("a1", "src/utils.py", "slugify"), 0.8),
+        (Candidate("a2", "src/utils.py", "retry"), 0.7),
+        (Candidate("a3", "src/utils.py", "checksum"), 0.6),
+        (Candidate("b1", "src/text.py", "normalize_title"), 0.9),
+    ]
+    settings = RankingSettings(file_share=0.3, file_chunks=2, cohesion_floor=0.3, cohesion_full=0.4)
+    gates = evidence_gates({"src/utils.py": 0.2, "src/text.py": 0.35}, settings)
+    assert gates == pytest.approx({"src/utils.py": 0.0, "src/text.py": 0.5})
+    assert evidence_gates({"src/utils.py": 0.2}, RankingSettings(cohesion_floor=0.3, cohesion_full=0.3)) == {}
+    assert file_scores(scored, 0.3, 2, gates) == pytest.approx({"src/utils.py": 0.8, "src/text.py": 0.9})
+    assert file_scores(scored, 0.3, 2) == pytest.approx({"src/utils.py": 1.19, "src/text.py": 0.9})
+    lifted = lift_files(scored[:1], {"src/utils.py": 1.0}, 0.5, {"src/utils.py": 0.5})
+    assert lifted == [(scored[0][0], pytest.approx(1.0))]
+
+    # Through the pipeline: the file's parts count only as far as the reader says they
+    # belong together; without a reader, fully.
+    records = {c.id: c for c, _ in scored}
+    arms = {
+        KEYWORD: lambda query, depth: [(c.id, 10 * s) for c, s in scored],
+        SEMANTIC: lambda query, depth: [(c.id, s) for c, s in scored],
+    }
+
+    def read(ids: list[str]) -> dict[str, Candidate]:
+        return {i: records[i] for i in ids if i in records}
+
+    def first(**options: object) -> str:
+        ranked = rank("turn a title into a url slug", arms, read, **options)
+        return ranked.candidates[0][0].id
+
+    assert first() == "a1"
+    asked: list[set[str]] = []
+
+    def cohesion(paths: object) -> dict[str, float]:
+        asked.append(set(paths))  # type: ignore[call-overload]
+        return {"src/utils.py": 0.1, "src/text.py": 0.9}
+
+    assert first(cohesion=cohesion) == "b1"
+    assert asked == [{"src/utils.py", "src/text.py"}]
+    off = RankingSettings(cohesion_floor=0.0, cohesion_full=0.0)
+    assert first(cohesion=cohesion, settings=off) == "a1" and len(asked) == 1
 
 
 def test_a_second_chunk_of_a_file_comes_only_where_nothing_else_is_as_strong() -> None:

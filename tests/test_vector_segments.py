@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 import sharc
 from sharc import stores
@@ -83,6 +84,13 @@ def test_removed_chunks_become_tombstones_that_search_never_returns(
     removed = {r.id for r in index.search("retry_with_backoff", mode="keyword", limit=50)
                if r.path == "taskboard/scheduler.py"}
     main = stores.file_signature(index_dir / MAIN)
+    manifest = index._reader_manifest()
+    keys = np.array(
+        manifest.embeddable_keys_of(["taskboard/scheduler.py"], 100)["taskboard/scheduler.py"],
+        dtype=np.uint64,
+    )
+    before = index._vectors.vectors(manifest, DEFAULT_SET)
+    assert before is not None and len(before.vectors(keys)) == len(keys) > 0
     (small_repo / "taskboard" / "scheduler.py").unlink()
     assert index.update().chunks_embedded == 0
     assert stores.file_signature(index_dir / MAIN) == main
@@ -92,6 +100,7 @@ def test_removed_chunks_become_tombstones_that_search_never_returns(
     vectors = index._vectors.vectors(index._reader_manifest(), DEFAULT_SET)
     stats = index.stats()
     assert vectors is not None and len(vectors) == stats.chunks - stats.keyword_only_chunks
+    assert len(vectors.vectors(keys)) == 0  # tombstoned: no longer read
 
 
 def test_a_chunk_back_from_keyword_only_takes_its_vector_from_the_main_file(

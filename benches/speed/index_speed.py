@@ -518,6 +518,22 @@ def _fill_synthetic_vectors(index_dir: Path, dimension: int, seed: int = 7) -> i
     return len(keys)
 
 
+def _measure_cohesion(index_dir: Path, model_id: str) -> float:
+    """Measure every file's cohesion over the synthetic vectors, as the writer does after a
+    compaction (`sharc.file_cohesion.measure`); returns the seconds it took."""
+    from sharc.file_cohesion import measure
+    from sharc.manifest import Manifest
+    from sharc.vector_sets import DEFAULT_SET
+
+    manifest = Manifest(index_dir / "manifest.sqlite", writable=True)
+    try:
+        started = time.perf_counter()
+        measure(manifest, index_dir, DEFAULT_SET, model_id, None)
+        return time.perf_counter() - started
+    finally:
+        manifest.close()
+
+
 def query_latency(work: Path, sizes: list[int]) -> dict:
     import sharc
     from sharc.embedding import load_embedder
@@ -530,6 +546,7 @@ def query_latency(work: Path, sizes: list[int]) -> dict:
         index = sharc.Index.open(root, index_dir=index_dir)
         index.update(embed=False)
         _fill_synthetic_vectors(index_dir, embedder.dimension)
+        cohesion_seconds = _measure_cohesion(index_dir, embedder.model_id)
         measured = measure_queries(root, index_dir, embedder)
         result = measured["default"]
         result["chunkwise_p50_ms"] = measured["chunkwise"]["p50_ms"]
@@ -538,6 +555,9 @@ def query_latency(work: Path, sizes: list[int]) -> dict:
         result["p50_vs_without_file_evidence"] = (
             result["p50_ms"] / result["without_file_evidence_p50_ms"]
         )
+        result["without_cohesion_p50_ms"] = measured["uncohesive"]["p50_ms"]
+        result["p50_vs_without_cohesion"] = result["p50_ms"] / result["without_cohesion_p50_ms"]
+        result["cohesion_measure_s"] = cohesion_seconds
         results[str(size)] = result
         print(json.dumps({str(size): result}), flush=True)
     return results
@@ -546,11 +566,13 @@ def query_latency(work: Path, sizes: list[int]) -> dict:
 #: The rankings `measure_queries` times side by side: the default; `chunkwise`, the ranking
 #: that reads candidates in blocks, each scored alone (what ranking files first costs is the
 #: ratio of the two); `fragments`, the default without the evidence of whole files (the file
-#: keyword index unread).
+#: keyword index unread); `uncohesive`, the default without the stored file cohesion (its
+#: rows unread).
 QUERY_VARIANTS = {
     "default": {},
     "chunkwise": {"files_first": False},
     "fragments": {"file_keyword_lift": 0.0},
+    "uncohesive": {"cohesion_floor": 0.0, "cohesion_full": 0.0},
 }
 
 

@@ -105,6 +105,7 @@ class ChunkSync:
                 keyword_only = manifest.keyword_only_rules_of(path)
                 removed = manifest.delete_file(path)
                 changes.dropped.update(c.key for c in removed if c.id not in keyword_only)
+                changes.paths.add(path)
                 step.removed.extend(removed)
                 step.deleted_paths.append(path)
                 result.files_deleted += 1
@@ -220,6 +221,7 @@ class ChunkSync:
             if r.id in old and old[r.id].key != r.key
         )
         note_vector_changes(changes, old, old_rules, gone, changed, rules)
+        changes.paths.add(chunked.path)
         manifest.put_chunks(changed, rules)
         manifest.put_references(chunked.path, reference_rows(chunked.chunks))
         if verdict:

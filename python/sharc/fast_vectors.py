@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sharc.file_cohesion import measure as measure_cohesion
 from sharc.stores import VectorsState, recorded_state
 from sharc.update_types import CancelCheck, UpdateReport, VectorChanges
 from sharc.vector_sets import DEFAULT_SET, FAST_MODEL_ID, FAST_SET, SEARCHED_VECTORS
@@ -149,5 +150,8 @@ class FastStage:
         manifest.commit()
         if switched:
             report("ready", vectors=FAST_SET.name)
+        # After the set is searchable: the measure serves its ranking, not its readiness.
+        measure_cohesion(manifest, self.index_dir, FAST_SET, model_id,
+                         changes.paths if incremental else None)
         # A second sync in this update (the chunks were keyed again) starts from a full compare.
         self.state = None

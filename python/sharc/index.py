@@ -46,9 +46,11 @@ from typing import TYPE_CHECKING
 from sharc.asynchronous import AsyncIndexMethods
 from sharc.embed_policy import policy_from_settings
 from sharc.errors import NotIndexedError
+from sharc.file_cohesion import reader as cohesion_reader
 from sharc.files import WalkSettings
 from sharc.locking import WriterLock
 from sharc.manifest import Manifest
+from sharc.manifest.schema import reads_manifest
 from sharc.paths import default_index_dir
 from sharc.search_types import IndexStats as IndexStats
 from sharc.search_types import SearchFilters as SearchFilters
@@ -64,12 +66,7 @@ from sharc.stores import (
     remove_index_files,
     writer_lock,
 )
-from sharc.vector_reader import (
-    VectorChoice,
-    VectorReader,
-    built_with_fast,
-    unseen_by_vectors,
-)
+from sharc.vector_reader import VectorChoice, VectorReader, built_with_fast, unseen_by_vectors
 from sharc.vector_sets import DEFAULT_SET, FAST_SET, VectorSet
 from sharc.writer import DEFAULT_EMBEDDING_MODE as DEFAULT_EMBEDDING_MODE
 from sharc.writer import (
@@ -94,7 +91,6 @@ if TYPE_CHECKING:
 
 #: How many of the top search results get their callers and callees with `graph=True`.
 GRAPH_HITS = 5
-
 
 
 class Index(AsyncIndexMethods):
@@ -324,6 +320,7 @@ class Index(AsyncIndexMethods):
         self._readers.forget()
         self._vectors.forget()
 
+    @reads_manifest
     def search(
         self,
         query: str,
@@ -412,6 +409,7 @@ class Index(AsyncIndexMethods):
             files=self._file_evidence(mode, languages, path_prefix),
             spelled=manifest.defined_spelling, files_named=manifest.named_files,
             locate=manifest.chunk_at,
+            cohesion=cohesion_reader(manifest, searched.vector_set) if searched else None,
         )
         groups = ranking.result_groups(
             ranked.candidates, limit, by_file=group_by_file, per_file=max_per_file,

@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from sharc.errors import NotIndexedError
+from sharc.file_cohesion import reader as cohesion_reader
 from sharc.index import (
     Index,
     SearchFilters,
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from sharc.manifest import Manifest, RankRecord
-    from sharc.ranking.pipeline import Arm, FileEvidence, UnseenFinder
+    from sharc.ranking.pipeline import Arm, FileCohesion, FileEvidence, UnseenFinder
     from sharc.ranking.visibility import DefinitionFacts
     from sharc.vector_reader import SearchedVectors, VectorChoice
     from sharc.vector_segments import SegmentedVectors
@@ -143,6 +144,7 @@ def _search(
     arms: dict[str, Arm] = {}
     unseen: UnseenFinder | None = None
     complete = True
+    searched: list[SearchedVectors | None] = []
     # Per index, as `Index.search` keeps them: the keyword hits' keys, and the vector hits'
     # keys no chunk has any more.
     keys: list[dict[str, int]] = [{} for _ in indexes]
@@ -179,6 +181,7 @@ def _search(
         files=_file_evidence(indexes, mode, filters),
         spelled=_spelling_finder(manifests), files_named=_file_finder(manifests),
         locate=_chunk_locator(manifests),
+        cohesion=_cohesion(manifests, searched) if searched else None,
     )
     groups = ranking.result_groups(
         ranked.candidates, limit, by_file=group_by_file, per_file=max_per_file,
@@ -218,17 +221,46 @@ def _file_evidence(
         return None
 
     def evidence(query: str, paths: Collection[str]) -> Mapping[str, float]:
-        by_index: dict[int, list[str]] = {}
-        for marked in paths:
-            by_index.setdefault(_number_of(marked), []).append(_unmarked(marked))
-        shares: dict[str, float] = {}
-        for number, unmarked in by_index.items():
-            if (own := each[number]) is not None:
-                mark = _mark(number)
-                shares.update((mark + path, share) for path, share in own(query, unmarked).items())
-        return shares
+        return _by_index(paths, lambda number, unmarked: (
+            own(query, unmarked) if (own := each[number]) is not None else {}
+        ))
 
     return evidence
+
+
+def _cohesion(
+    manifests: list[Manifest], searched: list[SearchedVectors | None]
+) -> FileCohesion | None:
+    """Each index's stored file cohesion in the vectors it searched (`sharc.file_cohesion`),
+    over marked paths."""
+    each = [
+        None if vectors is None else cohesion_reader(manifest, vectors.vector_set)
+        for manifest, vectors in zip(manifests, searched)
+    ]
+    if all(cohesion is None for cohesion in each):
+        return None
+
+    def cohesion(paths: Collection[str]) -> Mapping[str, float]:
+        return _by_index(paths, lambda number, unmarked: (
+            own(unmarked) if (own := each[number]) is not None else {}
+        ))
+
+    return cohesion
+
+
+def _by_index(
+    paths: Collection[str], read: Callable[[int, list[str]], Mapping[str, float]]
+) -> dict[str, float]:
+    """What `read(index number, its paths unmarked)` gives for each index that `paths`
+    (marked) name, under the marked paths."""
+    by_index: dict[int, list[str]] = {}
+    for marked in paths:
+        by_index.setdefault(_number_of(marked), []).append(_unmarked(marked))
+    found: dict[str, float] = {}
+    for number, unmarked in by_index.items():
+        mark = _mark(number)
+        found.update((mark + path, value) for path, value in read(number, unmarked).items())
+    return found
 
 
 def _text_reader(manifests: list[Manifest]) -> Callable[[str], str | None]:

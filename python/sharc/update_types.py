@@ -93,6 +93,8 @@ class VectorChanges:
 
     added: set[int] = field(default_factory=set)
     dropped: set[int] = field(default_factory=set)
+    #: The files whose keys these are (deleted files included).
+    paths: set[str] = field(default_factory=set)
 
     def __len__(self) -> int:
         return len(self.added) + len(self.dropped)

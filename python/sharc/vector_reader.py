@@ -37,6 +37,7 @@ class SearchedVectors:
     vectors: SegmentedVectors
     embedder: Callable[[], Embedder]
     complete: bool  # the set covers every chunk the policy embeds, as of its last commit
+    vector_set: VectorSet  # where they live
 
 
 class VectorReader:
@@ -98,6 +99,7 @@ class VectorReader:
                     vectors=vectors,
                     embedder=self._embedder if vector_set is DEFAULT_SET else self._fast_embedder,
                     complete=manifest.get_meta(vector_set.complete) == "1",
+                    vector_set=vector_set,
                 )
         if asked is not None:
             raise NotIndexedError(

@@ -228,6 +228,24 @@ class SegmentedVectors:
             return np.zeros(0, dtype=np.uint64)
         return np.unique(np.concatenate(parts))
 
+    def vectors(self, keys: np.ndarray) -> np.ndarray:
+        """The vectors of those of `keys` (uint64) that count, at unit length: each from the
+        delta where it has the key, else from the main file unless tombstoned."""
+        parts = []
+        rest = np.asarray(keys, dtype=np.uint64)
+        if self._delta is not None and len(rest):
+            in_delta = np.fromiter((key in self._delta for key in rest.tolist()), bool, len(rest))
+            parts.append(self._delta.vectors(rest[in_delta])[1])
+            rest = rest[~in_delta]
+        if self._main is not None and len(rest):
+            if self._tombstones:
+                rest = rest[[key not in self._tombstones for key in rest.tolist()]]
+            parts.append(self._main.vectors(rest)[1])
+        store = self._main or self._delta
+        if not parts or store is None:
+            return np.zeros((0, store.ndim if store is not None else 0), dtype=np.float32)
+        return np.vstack(parts)
+
     def search(self, vector: np.ndarray, limit: int) -> list[tuple[int, float]]:
         """The `limit` nearest keys with their similarity (0-1), best first."""
         hits: dict[int, float] = {}

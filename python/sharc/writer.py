@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 
 from sharc.chunk_sync import ChunkSync, KeywordWriter
 from sharc.fast_vectors import FastStage, drop_fast_set
+from sharc.file_cohesion import measure as measure_cohesion
 from sharc.files import IGNORE_FILE_NAMES, WalkResult, walk
 from sharc.manifest import Manifest, RemovedChunk
 from sharc.stores import (
@@ -319,6 +320,7 @@ class IndexWriter:
             if state.generation != manifest.generation():  # chunks changed, no vector did
                 replace(state, generation=manifest.generation()).record(manifest)
                 manifest.commit()
+            measure_cohesion(manifest, self.index_dir, DEFAULT_SET, model_id, changes.paths)
             return
         from sharc.vector_sync import ModelChanged
 
@@ -354,6 +356,7 @@ class IndexWriter:
                 manifest, resolved, model_id, embedder.dimension, result, report, is_cancelled
             )
             done = sync.compact(retired, fold=True)
+            incremental = False
         complete = len(result.failed) == failures
         manifest.set_meta("vectors_complete", "1" if complete else "0")
         if complete:
@@ -361,6 +364,8 @@ class IndexWriter:
             # Search reads the default set from this commit on (`sharc.fast_vectors`).
             manifest.set_meta(SEARCHED_VECTORS, DEFAULT_SET.name)
         manifest.commit()
+        measure_cohesion(manifest, self.index_dir, DEFAULT_SET, sync.model_id,
+                         changes.paths if incremental else None)
 
     def _vector_sync(
         self,

@@ -18,7 +18,8 @@ the index then judges their files again on its next update.
 
 The package: `Manifest` here is a facade over one database (`schema`: the schema, migrations
 and meta) and its table families, each a small object it holds: `file_table`, `chunk_table`,
-`graph_tables` (the code graph) and `vector_journal`; `records` holds the rows they exchange.
+`graph_tables` (the code graph), `vector_journal` and `cohesion_table`; `records` holds the
+rows they exchange.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from typing import TYPE_CHECKING
 from sharc import _core
 from sharc.errors import IndexCorruptError
 from sharc.manifest.chunk_table import ChunkTable
+from sharc.manifest.cohesion_table import CohesionTable, path_batches
 from sharc.manifest.file_table import FileTable
 from sharc.manifest.graph_tables import GraphTables
 from sharc.manifest.records import (
@@ -312,6 +314,19 @@ class Manifest:
 
     def embeddable_keys(self) -> np.ndarray:
         return self._chunks.embeddable_keys()
+
+    def embeddable_keys_of(self, paths: Sequence[str], most: int) -> dict[str, list[int]]:
+        return self._chunks.embeddable_keys_of(paths, most)
+
+    def sample_embeddable_keys(self, count: int) -> list[int]:
+        return self._chunks.sample_embeddable_keys(count)
+
+    def path_batches(self, size: int) -> Iterator[list[str]]:
+        return path_batches(self._db, size)
+
+    def cohesion(self, vector_set: VectorSet) -> CohesionTable:
+        """The stored file cohesion of `vector_set` (`sharc.file_cohesion`)."""
+        return CohesionTable(self._db, vector_set.name)
 
     def keyword_only_counts(self) -> tuple[int, int]:
         return self._chunks.keyword_only_counts()

@@ -184,6 +184,31 @@ class ChunkTable:
         rows = self._db.connection().execute("SELECT key FROM chunks WHERE keyword_only IS NULL")
         return np.fromiter((row[0] for row in rows), dtype=np.uint64)
 
+    def embeddable_keys_of(self, paths: Sequence[str], most: int) -> dict[str, list[int]]:
+        """The keys of at most `most` chunks of each of `paths` that are to have a vector:
+        those with the smallest keys, which are digests, so a sample of the file."""
+        found: dict[str, list[int]] = {}
+        connection = self._db.connection()
+        for batch in _batches(list(paths)):
+            rows = connection.execute(
+                "SELECT path, key FROM chunks WHERE keyword_only IS NULL"
+                f" AND path IN ({', '.join('?' * len(batch))}) ORDER BY key",
+                batch,
+            )
+            for path, key in rows:
+                keys = found.setdefault(path, [])
+                if len(keys) < most:
+                    keys.append(key)
+        return found
+
+    def sample_embeddable_keys(self, count: int) -> list[int]:
+        """The keys of `count` chunks that are to have a vector, picked as their digests
+        fall (the smallest keys): a sample of the whole index."""
+        rows = self._db.connection().execute(
+            "SELECT key FROM chunks WHERE keyword_only IS NULL ORDER BY key LIMIT ?", (count,)
+        )
+        return [key for (key,) in rows]
+
     def keyword_only_counts(self) -> tuple[int, int]:
         """Files with chunks the policy keeps from the model, and those chunks (0, 0 for a
         manifest from before the policy that no writer has opened yet)."""

@@ -8,12 +8,18 @@ chunk).
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import ParamSpec, TypeVar
 
 from sharc import _core
 from sharc.errors import IndexCorruptError, IndexVersionError
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 FORMAT_VERSION = 1
 #: How new manifests journal vectors: int8 with a float32 scale per vector. Manifests without the
@@ -71,6 +77,14 @@ CREATE TABLE IF NOT EXISTS refs (
 CREATE INDEX IF NOT EXISTS refs_name ON refs (name);
 CREATE INDEX IF NOT EXISTS refs_chunk ON refs (chunk_key);
 CREATE INDEX IF NOT EXISTS chunks_symbol ON chunks (symbol);
+-- How far each file's parts are about one thing, per vector set (`sharc.file_cohesion`).
+CREATE TABLE IF NOT EXISTS file_cohesion (
+    vector_set TEXT NOT NULL,
+    path TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    value REAL NOT NULL,
+    PRIMARY KEY (vector_set, path)
+);
 CREATE INDEX IF NOT EXISTS chunks_symbol_folded ON chunks (replace(lower(symbol), '_', ''));
 """
 #: A chunk's symbol folded as `folded_name` folds a name: how a name typed in another case or
@@ -203,6 +217,23 @@ def _drop_path_keyed_references(connection: sqlite3.Connection) -> None:
         connection.execute("DROP TABLE refs")
         connection.execute("DELETE FROM meta WHERE key = 'references'")
         connection.commit()
+
+
+def reads_manifest(method: Callable[P, R]) -> Callable[P, R]:
+    """`method`, with a damaged manifest that it finds while reading (a file that is no
+    database, a malformed page) reported as `IndexCorruptError`. Opening a manifest checks
+    its first page only; the others are read as a search needs them."""
+
+    @functools.wraps(method)
+    def reading(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return method(*args, **kwargs)
+        except sqlite3.OperationalError:
+            raise  # locked, busy, out of memory: not damage
+        except sqlite3.DatabaseError as error:
+            raise IndexCorruptError(f"cannot read the index manifest: {error}") from error
+
+    return reading
 
 
 def check_version(database: Database) -> None:

@@ -10,6 +10,10 @@ as strong.
 Then the evidence of whole files (`lift_files`): each file's candidates rise by
 `file_keyword_lift` times the file's keyword score over its whole text, relative to the best
 file's (`sharc.file_keywords`).
+
+Both count for a file as far as its parts are about one thing (`evidence_gates`, from
+`sharc.file_cohesion`): the later chunks and the words of a grab-bag file say nothing of the
+one function a question is about.
 """
 
 from __future__ import annotations
@@ -20,24 +24,46 @@ from sharc.ranking.records import C, Scored
 from sharc.ranking.settings import RankingSettings
 
 
-def file_scores(candidates: Sequence[Scored[C]], share: float, chunks: int) -> dict[str, float]:
-    """Per file: its best candidate's score plus `share` of the sum of its next `chunks`."""
+def evidence_gates(cohesion: Mapping[str, float], settings: RankingSettings) -> dict[str, float]:
+    """Per file, how far its other chunks and its whole text count as its evidence, 0-1: 0
+    up to a cohesion of `cohesion_floor`, 1 from `cohesion_full`, in proportion between."""
+    low, full = settings.cohesion_floor, settings.cohesion_full
+    if full <= low:
+        return {}
+    return {path: min(1.0, max(0.0, (value - low) / (full - low))) for path, value in cohesion.items()}
+
+
+def file_scores(
+    candidates: Sequence[Scored[C]],
+    share: float,
+    chunks: int,
+    gates: Mapping[str, float] | None = None,
+) -> dict[str, float]:
+    """Per file: its best candidate's score plus `share` (times the file's gate, 1 where
+    `gates` has none) of the sum of its next `chunks`."""
     by_file: dict[str, list[float]] = {}
     for chunk, score in candidates:
         by_file.setdefault(chunk.path, []).append(score)
     scores = {}
+    gates = gates or {}
     for path, found in by_file.items():
         found.sort(reverse=True)
-        scores[path] = found[0] + share * sum(max(0.0, s) for s in found[1 : chunks + 1])
+        evidence = sum(max(0.0, s) for s in found[1 : chunks + 1])
+        scores[path] = found[0] + share * gates.get(path, 1.0) * evidence
     return scores
 
 
-def rank_files(candidates: Sequence[Scored[C]], settings: RankingSettings) -> list[Scored[C]]:
-    """The best chunk of each file scored as its file (`file_scores`), the file's other
-    chunks at their own score times `repeat_factor`; the order of `candidates` is kept."""
+def rank_files(
+    candidates: Sequence[Scored[C]],
+    settings: RankingSettings,
+    gates: Mapping[str, float] | None = None,
+) -> list[Scored[C]]:
+    """The best chunk of each file scored as its file (`file_scores`, each file's evidence
+    times its gate), the file's other chunks at their own score times `repeat_factor`; the
+    order of `candidates` is kept."""
     if not settings.files_first:
         return list(candidates)
-    totals = file_scores(candidates, settings.file_share, settings.file_chunks)
+    totals = file_scores(candidates, settings.file_share, settings.file_chunks, gates)
     best: dict[str, int] = {}
     for position, (chunk, score) in enumerate(candidates):
         current = best.get(chunk.path)
@@ -53,14 +79,20 @@ def rank_files(candidates: Sequence[Scored[C]], settings: RankingSettings) -> li
 
 
 def lift_files(
-    candidates: Sequence[Scored[C]], shares: Mapping[str, float], lift: float
+    candidates: Sequence[Scored[C]],
+    shares: Mapping[str, float],
+    lift: float,
+    gates: Mapping[str, float] | None = None,
 ) -> list[Scored[C]]:
     """Every candidate times `1 + lift * share` of its file (`shares`: 0-1 per path, a
-    path missing counts 0); the order of `candidates` is kept."""
+    path missing counts 0), the share times the file's gate (1 where `gates` has none); the
+    order of `candidates` is kept."""
     if lift <= 0.0 or not shares:
         return list(candidates)
+    gates = gates or {}
     return [
-        (chunk, score * (1.0 + lift * shares.get(chunk.path, 0.0))) for chunk, score in candidates
+        (chunk, score * (1.0 + lift * gates.get(chunk.path, 1.0) * shares.get(chunk.path, 0.0)))
+        for chunk, score in candidates
     ]
 
 

@@ -17,7 +17,7 @@ from typing import Generic, NamedTuple
 from sharc.ranking.asked import DefinitionFinder, SpellingFinder, asked_name
 from sharc.ranking.boosts import apply_boosts, boost_bound, definition_match
 from sharc.ranking.coherence import apply_coherence
-from sharc.ranking.files import lift_files, rank_files
+from sharc.ranking.files import evidence_gates, lift_files, rank_files
 from sharc.ranking.framing import named_file, stripped_request
 from sharc.ranking.fusion import KEYWORD, SEMANTIC, fuse
 from sharc.ranking.graph import (
@@ -57,6 +57,9 @@ TextReader = Callable[[str], str | None]
 #: `(query, paths) -> {path: share}`: how well each candidate file's whole text matches the
 #: query, relative to the best file's (0-1; `sharc.file_keywords`).
 FileEvidence = Callable[[str, Collection[str]], Mapping[str, float]]
+#: `paths -> {path: cohesion}`: how far each file's parts are about one thing, 0-1
+#: (`sharc.file_cohesion`); a path missing counts 1.
+FileCohesion = Callable[[Collection[str]], Mapping[str, float]]
 #: `file name or path -> {path: ids of its first chunks}`: the indexed files of that name
 #: (`request.js`) or whose path ends so (`lib/request.js`), in the order a tie between them
 #: goes; empty where none is.
@@ -99,6 +102,7 @@ def rank(
     spelled: SpellingFinder | None = None,
     files_named: FileFinder | None = None,
     locate: ChunkLocator | None = None,
+    cohesion: FileCohesion | None = None,
 ) -> Ranking[C]:
     """Every stage in order over the candidates of `arms`; `accepts` filters records; the
     graph neighbour stage reads `graph` (without it, the stage is off); `defines` spares a
@@ -109,7 +113,8 @@ def rank(
     lift is off); `spelled` finds a name asked for in another case (without it, names match
     in their case only); `files_named` finds the files a query names ("request.js";
     `named_files_first`); `locate` finds the chunks that hold the lines a query gives
-    ("lib/app.ts:42", a stack trace). What the query points at (the text it pastes, the
+    ("lib/app.ts:42", a stack trace); `cohesion` tells how far a file's parts count as
+    its evidence (without it, fully). What the query points at (the text it pastes, the
     lines it gives) comes first of all (`first_of`)."""
     depth = candidate_depth(limit, accepts is not None, settings.candidates)
     located = _located(query, locate)
@@ -128,7 +133,7 @@ def rank(
         return rank_hits(
             query, hits, read, settings=settings, accepts=accepts, include_tests=include_tests,
             max_per_file=max_per_file, limit=limit, graph=graph, defines=defines,
-            unseen=unseen, read_text=read_text, files=files,
+            unseen=unseen, read_text=read_text, files=files, cohesion=cohesion,
         )
 
     hits = {name: arm(query, depth) for name, arm in arms.items()}
@@ -253,6 +258,7 @@ def rank_hits(
     unseen: UnseenFinder | None = None,
     read_text: TextReader | None = None,
     files: FileEvidence | None = None,
+    cohesion: FileCohesion | None = None,
 ) -> Ranking[C]:
     """The stages after the arms have answered: `hits` maps each arm to its `(id, score)`
     hits, best first (benchmarks replay stored hits through here).
@@ -312,6 +318,7 @@ def rank_hits(
         demoted=demoted_definitions(definitions, intent),
         facts=definitions,
         file_shares=file_shares,
+        cohesion=cohesion,
     )
     if neighbours and graph is not None:
         seeds = seed_files(candidates, settings.neighbour_seeds)
@@ -380,9 +387,11 @@ def _score_blocks(
     demoted: Mapping[str, int] | None = None,
     facts: Mapping[str, DefinitionFacts] | None = None,
     file_shares: Callable[[Collection[str]], Mapping[str, float]] | None = None,
+    cohesion: FileCohesion | None = None,
 ) -> list[Scored[C]]:
     """Boosts, coherence, penalties, files first (with the evidence of whole files,
-    `file_shares`) and definitions first over the candidates of `fused`, read best first.
+    `file_shares`; each file's evidence as far as `cohesion` says its parts are about one
+    thing) and definitions first over the candidates of `fused`, read best first.
 
     Without `top`, every candidate is read at once. With `top = (limit, max_per_file)` (and
     coherence and files first off, so each candidate's score is its own), records are read in
@@ -416,10 +425,17 @@ def _score_blocks(
         )
     if blockwise:
         return candidates
-    candidates = rank_files(candidates, settings)
+    paths = {chunk.path for chunk, _ in candidates}
+    gates = None
+    if cohesion is not None and settings.cohesion_full > settings.cohesion_floor and (
+        settings.files_first or file_shares is not None
+    ):
+        gates = evidence_gates(cohesion(paths), settings)
+    candidates = rank_files(candidates, settings, gates)
     if file_shares is not None and candidates:
-        shares = file_shares({chunk.path for chunk, _ in candidates})
-        candidates = lift_files(candidates, shares, settings.file_keyword_lift)
+        candidates = lift_files(
+            candidates, file_shares(paths), settings.file_keyword_lift, gates
+        )
     return definitions_first(candidates, intent, settings, demoted=demoted, facts=facts)
 
 
