@@ -18,9 +18,10 @@ The writer measures each vector set once its vectors are saved (`measure`): the 
 update changed, or every file on a compaction, on the first update after an upgrade, and
 after a model change. Each value is stored with the content hash of the file it was measured
 on (`sharc.manifest.cohesion_table`), with the set's baseline (two random chunks) in the
-meta table, so a search reads a few rows (`reader`) and no vector. A value whose file has
-changed since is not read: until it is measured again the file counts as one thing, as a
-file with fewer than `MIN_CHUNKS` vectors always does.
+meta table. A search reads no vector: the values are read once into memory (a hundred
+thousand files take a few MB), and again after the writer measures or changes files. A value
+whose file has changed since is not read: until it is measured again the file counts as one
+thing, as a file with fewer than `MIN_CHUNKS` vectors always does.
 """
 
 from __future__ import annotations
@@ -121,13 +122,13 @@ def reader(manifest: Manifest, vector_set: VectorSet) -> FileCohesion | None:
     """The stored cohesion of files (`scaled`) in `vector_set`, for a search; None where the
     set was never measured (an index from before the measure: every file counts as one
     thing)."""
-    table = manifest.cohesion(vector_set)
-    baseline = table.baseline()
-    if baseline is None:
+    measured = manifest.cohesion(vector_set).measured()
+    if measured is None:
         return None
+    baseline, raw = measured
 
     def cohesion(paths: Collection[str]) -> Mapping[str, float]:
-        return {path: scaled(raw, baseline) for path, raw in table.values(paths).items()}
+        return {path: scaled(raw[path], baseline) for path in paths if path in raw}
 
     return cohesion
 

@@ -86,6 +86,7 @@ class Manifest:
         self._graph = GraphTables(self._db)
         self._vectors = VectorJournal(self._db)
         self._fast_vectors: VectorJournal | None = None
+        self._cohesion: dict[str, CohesionTable] = {}
 
     def _connection(self) -> sqlite3.Connection:
         return self._db.connection()
@@ -326,7 +327,12 @@ class Manifest:
 
     def cohesion(self, vector_set: VectorSet) -> CohesionTable:
         """The stored file cohesion of `vector_set` (`sharc.file_cohesion`)."""
-        return CohesionTable(self._db, vector_set.name)
+        table = self._cohesion.get(vector_set.name)
+        if table is None:
+            table = self._cohesion.setdefault(
+                vector_set.name, CohesionTable(self._db, vector_set.name)
+            )
+        return table
 
     def keyword_only_counts(self) -> tuple[int, int]:
         return self._chunks.keyword_only_counts()

@@ -10,29 +10,35 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from collections.abc import Collection, Iterator, Mapping
 
-from sharc.manifest.records import _batches
 from sharc.manifest.schema import Database
 
-#: The meta key (with the set's name) holding `{"model": id, "baseline": cosine}`.
+#: The meta key (with the set's name) holding `{"model": id, "baseline": cosine, "count": n}`.
 META_PREFIX = "cohesion:"
 
 
 class CohesionTable:
-    """The stored cohesion of one vector set's files."""
+    """The stored cohesion of one vector set's files. A search reads them all at once
+    (`measured`), kept until the writer measures again or changes a file. Thread-safe."""
 
     def __init__(self, database: Database, set_name: str) -> None:
         self._db = database
         self._set = set_name
+        self._lock = threading.Lock()
+        self._kept: tuple[tuple[str | None, str | None], float, dict[str, float]] | None = None
 
-    def _meta(self) -> dict[str, object]:
+    def _stamp(self) -> str | None:
         try:
-            stored = self._db.get_meta(META_PREFIX + self._set)
+            return self._db.get_meta(META_PREFIX + self._set)
         except sqlite3.OperationalError:
-            return {}
+            return None
+
+    def _meta(self, stamp: str | None = None) -> dict[str, object]:
+        stamp = stamp if stamp is not None else self._stamp()
         try:
-            found = json.loads(stored) if stored else {}
+            found = json.loads(stamp) if stamp else {}
         except ValueError:
             return {}
         return found if isinstance(found, dict) else {}
@@ -42,15 +48,14 @@ class CohesionTable:
         model = self._meta().get("model")
         return model if isinstance(model, str) else None
 
-    def baseline(self) -> float | None:
-        """The mean cosine of two chunks picked at random (None: never measured)."""
-        baseline = self._meta().get("baseline")
-        return float(baseline) if isinstance(baseline, int | float) else None
-
     def set_baseline(self, model_id: str, baseline: float) -> None:
-        self._db.set_meta(
-            META_PREFIX + self._set, json.dumps({"model": model_id, "baseline": baseline})
-        )
+        """Record a measure: the model, the baseline (the mean cosine of two chunks picked at
+        random), and a new count, so that readers read the values again."""
+        count = self._meta().get("count")
+        self._db.set_meta(META_PREFIX + self._set, json.dumps({
+            "model": model_id, "baseline": baseline,
+            "count": (count if isinstance(count, int) else 0) + 1,
+        }))
 
     def clear(self) -> None:
         """Forget every value and the baseline."""
@@ -72,22 +77,25 @@ class CohesionTable:
             [(self._set, value, path) for path, value in values.items()],
         )
 
-    def values(self, paths: Collection[str]) -> dict[str, float]:
-        """The stored value of those of `paths` measured on the content they have now."""
-        found: dict[str, float] = {}
-        connection = self._db.connection()
-        try:
-            for batch in _batches(list(paths)):
-                rows = connection.execute(
+    def measured(self) -> tuple[float, Mapping[str, float]] | None:
+        """The baseline and the value of every file measured on the content it has now; None
+        where the set was never measured. Read again after a measure or a change of files
+        (the manifest's generation), else kept: a search asks for a few hundred files."""
+        stamp = self._stamp()
+        baseline = self._meta(stamp).get("baseline")
+        if not isinstance(baseline, int | float):
+            return None
+        key = (stamp, self._db.get_meta("generation"))
+        with self._lock:
+            if self._kept is None or self._kept[0] != key:
+                rows = self._db.connection().execute(
                     "SELECT c.path, c.value FROM file_cohesion c JOIN files f"
                     " ON f.path = c.path AND f.content_hash = c.content_hash"
-                    f" WHERE c.vector_set = ? AND c.path IN ({', '.join('?' * len(batch))})",
-                    [self._set, *batch],
+                    " WHERE c.vector_set = ?",
+                    (self._set,),
                 )
-                found.update(rows)
-        except sqlite3.OperationalError:  # a manifest from before the table, read-only
-            return {}
-        return found
+                self._kept = (key, float(baseline), dict(rows.fetchall()))
+            return self._kept[1], self._kept[2]
 
 
 def path_batches(database: Database, size: int) -> Iterator[list[str]]:
