@@ -122,13 +122,12 @@ def reader(manifest: Manifest, vector_set: VectorSet) -> FileCohesion | None:
     """The stored cohesion of files (`scaled`) in `vector_set`, for a search; None where the
     set was never measured (an index from before the measure: every file counts as one
     thing)."""
-    measured = manifest.cohesion(vector_set).measured()
+    measured = manifest.cohesion(vector_set).measured(scaled)
     if measured is None:
         return None
-    baseline, raw = measured
 
     def cohesion(paths: Collection[str]) -> Mapping[str, float]:
-        return {path: scaled(raw[path], baseline) for path in paths if path in raw}
+        return {path: value for path in paths if (value := measured.get(path)) is not None}
 
     return cohesion
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 
 from sharc.manifest.schema import Database
 
@@ -27,7 +27,7 @@ class CohesionTable:
         self._db = database
         self._set = set_name
         self._lock = threading.Lock()
-        self._kept: tuple[tuple[str | None, str | None], float, dict[str, float]] | None = None
+        self._kept: tuple[tuple[str | None, str | None], dict[str, float]] | None = None
 
     def _stamp(self) -> str | None:
         try:
@@ -77,8 +77,8 @@ class CohesionTable:
             [(self._set, value, path) for path, value in values.items()],
         )
 
-    def measured(self) -> tuple[float, Mapping[str, float]] | None:
-        """The baseline and the value of every file measured on the content it has now; None
+    def measured(self, scale: Callable[[float, float], float]) -> Mapping[str, float] | None:
+        """`scale(value, baseline)` of every file measured on the content it has now; None
         where the set was never measured. Read again after a measure or a change of files
         (the manifest's generation), else kept: a search asks for a few hundred files."""
         stamp = self._stamp()
@@ -94,8 +94,8 @@ class CohesionTable:
                     " WHERE c.vector_set = ?",
                     (self._set,),
                 )
-                self._kept = (key, float(baseline), dict(rows.fetchall()))
-            return self._kept[1], self._kept[2]
+                self._kept = (key, {path: scale(raw, baseline) for path, raw in rows})
+            return self._kept[1]
 
 
 def path_batches(database: Database, size: int) -> Iterator[list[str]]:
