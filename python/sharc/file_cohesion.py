@@ -107,8 +107,10 @@ def measure(
         keys = manifest.embeddable_keys_of(batch, SAMPLED_CHUNKS)
         values = {}
         for path, found in keys.items():
-            unit = _unit(vectors, found) if len(found) >= MIN_CHUNKS else None
-            if unit is not None and len(unit) >= MIN_CHUNKS:
+            if len(found) < MIN_CHUNKS:
+                continue
+            unit = _unit(vectors, found)  # fewer where a key has no vector yet
+            if len(unit) >= MIN_CHUNKS:
                 values[path] = raw_cohesion(unit)
         table.put(values)
         measured += len(values)

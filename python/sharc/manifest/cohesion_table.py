@@ -11,11 +11,13 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Collection, Iterator, Mapping
 
 from sharc.manifest.schema import Database
 
-#: The meta key (with the set's name) holding `{"model": id, "baseline": cosine, "count": n}`.
+#: The meta key (with the set's name) holding
+#: `{"model": id, "baseline": cosine, "measured_ns": stamp}`.
 META_PREFIX = "cohesion:"
 
 
@@ -35,8 +37,8 @@ class CohesionTable:
         except sqlite3.OperationalError:
             return None
 
-    def _meta(self, stamp: str | None = None) -> dict[str, object]:
-        stamp = stamp if stamp is not None else self._stamp()
+    @staticmethod
+    def _parsed(stamp: str | None) -> dict[str, object]:
         try:
             found = json.loads(stamp) if stamp else {}
         except ValueError:
@@ -45,16 +47,15 @@ class CohesionTable:
 
     def model(self) -> str | None:
         """The id of the model whose vectors were last measured (None: never)."""
-        model = self._meta().get("model")
+        model = self._parsed(self._stamp()).get("model")
         return model if isinstance(model, str) else None
 
     def set_baseline(self, model_id: str, baseline: float) -> None:
         """Record a measure: the model, the baseline (the mean cosine of two chunks picked at
-        random), and a new count, so that readers read the values again."""
-        count = self._meta().get("count")
+        random), and when (a stamp no other measure has), so that readers read the values
+        again."""
         self._db.set_meta(META_PREFIX + self._set, json.dumps({
-            "model": model_id, "baseline": baseline,
-            "count": (count if isinstance(count, int) else 0) + 1,
+            "model": model_id, "baseline": baseline, "measured_ns": time.time_ns(),
         }))
 
     def clear(self) -> None:
@@ -82,7 +83,7 @@ class CohesionTable:
         where the set was never measured. Read again after a measure or a change of files
         (the manifest's generation), else kept: a search asks for a few hundred files."""
         stamp = self._stamp()
-        baseline = self._meta(stamp).get("baseline")
+        baseline = self._parsed(stamp).get("baseline")
         if not isinstance(baseline, int | float):
             return None
         key = (stamp, self._db.get_meta("generation"))
