@@ -588,6 +588,31 @@ def test_a_public_definition_comes_before_a_private_one_of_the_same_name(tmp_pat
     index.close()
 
 
+def test_a_rust_trait_private_at_the_crate_root_comes_before_a_pub_one_in_a_private_module(
+    tmp_path: Path,
+) -> None:
+    # anyhow's shape: the crate's own `trait StdError` (private at the root, so crate-wide)
+    # and a `pub trait StdError` that a private `mod ext` keeps inside `context.rs`.
+    root = tmp_path / "repo"
+    (root / "src").mkdir(parents=True)
+    (root / "src/lib.rs").write_text(
+        "mod context;\n\n"
+        "trait StdError: Debug + Display {\n    fn source(&self) -> Option<&dyn StdError> {\n"
+        "        None\n    }\n}\n"
+    )
+    (root / "src/context.rs").write_text(
+        "mod ext {\n    use super::*;\n\n"
+        "    pub trait StdError {\n        fn ext_context(self) -> Error;\n    }\n\n"
+        "    impl StdError for Error {\n        fn ext_context(self) -> Error {\n"
+        "            // StdError, StdError\n            self\n        }\n    }\n}\n"
+    )
+    index = sharc.Index.open(root, index_dir=tmp_path / "index")
+    index.update(embed=False)
+    [first] = index.search("StdError", mode="keyword", limit=1)
+    assert (first.path, first.start_line) == ("src/lib.rs", 3)
+    index.close()
+
+
 def test_a_ruby_instance_method_query_finds_the_instance_method(tmp_path: Path) -> None:
     index = _keyword_index_of(
         tmp_path, "lib/client.rb",

@@ -819,12 +819,15 @@ def test_a_name_defined_only_in_generated_code_is_still_found() -> None:
 
 def test_examples_go_down_unless_asked_for() -> None:
     settings = RankingSettings(example_factor=0.4)
-    for path in ("examples/help_usage.cpp", "samples/app.cs", "benches/run.rs", "fuzz/app.cpp"):
+    for path in (
+        "examples/help_usage.cpp", "samples/app.cs", "benches/run.rs", "bench/latency.cpp",
+        "fuzz/app.cpp",
+    ):
         sample = Candidate("e", path, "main")
         assert penalty_factor(sample, QueryIntent.of("how is help generated"), settings) == 0.4
         assert penalty_factor(sample, QueryIntent.of("an example of help"), settings) == 1.0
-    assert penalty_factor(Candidate("s", "src/example_parser.py"), QueryIntent.of("x y"),
-                          settings) == 1.0
+    for path in ("src/example_parser.py", "src/bench.c", "lib/benchmark_report.rb"):
+        assert penalty_factor(Candidate("s", path), QueryIntent.of("x y"), settings) == 1.0
 
 
 def test_a_capitalised_name_prefers_its_type_over_constructors_and_extensions() -> None:

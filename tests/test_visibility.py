@@ -9,6 +9,7 @@ from sharc.ranking.visibility import (
     declared_deprecated,
     declared_private,
     declared_restricted,
+    rust_reach,
 )
 
 PRIVATE = [
@@ -87,6 +88,40 @@ def test_rust_visibility_within_the_crate_is_restricted(code: str, expected: boo
     symbol = "Chain" if "Chain" in code else "parse"
     assert declared_restricted("rust", symbol, code) is expected
     assert declared_restricted("go", symbol, code) is False
+
+
+@pytest.mark.parametrize(
+    ("chunk_id", "header", "declared", "expected"),
+    [
+        # Private at the crate's root: the whole crate sees it, as `pub(crate)`.
+        ("src/lib.rs::StdError::class", "// Context: trait StdError (src/lib.rs)\n",
+         "private", "restricted"),
+        ("src/main.rs::run", "", "private", "restricted"),
+        ("src/error.rs::render", "", "private", "private"),
+        ("src/lib.rs::tests.helper", "// Context: mod tests (src/lib.rs)\n", "private", "private"),
+        # `pub` inside a private inline module: the module around it sees it.
+        ("src/context.rs::ext.StdError::class",
+         "// Context: trait StdError > mod ext (src/context.rs)\n", "public", "private"),
+        ("src/lib.rs::ext.StdError::class",
+         "// Context: trait StdError > mod ext (src/lib.rs)\n", "public", "restricted"),
+        ("src/lib.rs::outer.inner.f",
+         "// Context: mod inner > pub mod outer (src/lib.rs)\n", "public", "private"),
+        ("src/lib.rs::outer.inner.f",
+         "// Context: pub mod inner > mod outer (src/lib.rs)\n", "public", "restricted"),
+        # Public modules keep a `pub` item public; a `pub(crate)` one narrows it to the crate.
+        ("src/lib.rs::api.open", "// Context: pub mod api (src/lib.rs)\n", "public", "public"),
+        ("src/io.rs::shared.close",
+         "// Context: pub(crate) mod shared #[cfg(unix)] (src/io.rs)\n", "public", "restricted"),
+        ("src/io.rs::Reader.read", "// Context: impl Reader (src/io.rs)\n", "public", "public"),
+        ("src/io.rs::Reader.read", "// Context: impl Reader (src/io.rs)\n", "restricted",
+         "restricted"),
+    ],
+)
+def test_rust_reach_reads_the_modules_around_a_definition(
+    chunk_id: str, header: str, declared: str, expected: str
+) -> None:
+    reach = rust_reach(chunk_id, header, declared == "private", declared == "restricted")
+    assert reach == (expected == "private", expected == "restricted")
 
 
 DEPRECATED = [

@@ -42,12 +42,30 @@ fn classify<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {
         "trait_item" => Container::class("trait", "trait", name_of(node, source), body()),
         "impl_item" => impl_role(node, source),
         "mod_item" => match body() {
-            Some(body) => Container::namespace("mod", name_of(node, source), Some(body)),
+            Some(body) => mod_role(node, source, body),
             None => Role::Code,
         },
         "ERROR" => Role::Transparent,
         _ => Role::Code,
     }
+}
+
+/// An inline `mod` block, a namespace labelled with its visibility as written (`pub mod
+/// ext`, `pub(crate) mod ext`; a private one plain `mod ext`): a `pub` item inside a
+/// private module is private to the module around it, and the ranking reads that from the
+/// header of the item's chunk.
+fn mod_role<'t>(node: Node<'t>, source: &Source, body: Node<'t>) -> Role<'t> {
+    let name = name_of(node, source);
+    let label = child_of_kind(node, &["visibility_modifier"])
+        .map(|visibility| format!("{} mod {name}", node_text(visibility, source)));
+    Role::Container(Container {
+        kind: "namespace",
+        keyword: "mod",
+        name,
+        label,
+        body: Some(body),
+        class_like: false,
+    })
 }
 
 /// `impl Display for Wrapper<T>`: label as written, FQN segment `Wrapper.Display`.

@@ -1066,6 +1066,34 @@ fn every_file_type_maps_to_a_language_with_a_tier() {
 }
 
 #[test]
+fn rust_inline_modules_carry_their_visibility_in_the_header() {
+    let source = "mod ext {\n    pub trait StdError {\n        fn context(self) -> u8;\n    }\n}\n\n\
+                  pub mod api {\n    pub fn open() -> u8 {\n        1\n    }\n}\n\n\
+                  pub(crate) mod shared {\n    pub fn close() -> u8 {\n        2\n    }\n}\n";
+    let file = chunk_source("src/lib.rs", Language::Rust, source, &ChunkOptions::default());
+    let header_of = |symbol: &str| {
+        file.chunks
+            .iter()
+            .find(|c| c.symbol == symbol)
+            .unwrap_or_else(|| panic!("{symbol} chunked"))
+            .header
+            .clone()
+    };
+    assert_eq!(
+        header_of("StdError"),
+        "// Context: trait StdError > mod ext (src/lib.rs)\n"
+    );
+    assert_eq!(header_of("open"), "// Context: pub mod api (src/lib.rs)\n");
+    assert_eq!(
+        header_of("close"),
+        "// Context: pub(crate) mod shared (src/lib.rs)\n"
+    );
+    // The qualified name is the module's name, whatever its visibility.
+    let open = file.chunks.iter().find(|c| c.symbol == "open").unwrap();
+    assert_eq!(open.fqn, "api.open");
+}
+
+#[test]
 fn items_inside_macro_invocations_are_chunked() {
     let source = "use crate::task::JoinHandle;\n\
                   \n\

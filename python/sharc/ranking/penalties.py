@@ -25,7 +25,7 @@ _TEST_PATH = re.compile(
     re.VERBOSE,
 )
 _EXAMPLE_PATH = re.compile(
-    r"(^|/)(examples?|samples?|demos?|benchmarks?|benches|fuzz|fuzzing|playground)/", re.I
+    r"(^|/)(examples?|samples?|demos?|benchmarks?|benches|bench|fuzz|fuzzing|playground)/", re.I
 )
 _VENDORED_PATH = re.compile(
     r"(^|/)(vendor|vendored|_vendor|bundled|third_party|third-party|thirdparty|node_modules"
@@ -60,7 +60,8 @@ def is_test_path(path: str) -> bool:
 
 @functools.lru_cache(maxsize=1 << 16)
 def is_example_path(path: str) -> bool:
-    """Code that shows or exercises the project: `examples/`, `samples/`, `benchmarks/`..."""
+    """Code that shows or exercises the project: `examples/`, `samples/`, `benchmarks/`,
+    `bench/`..."""
     return bool(_EXAMPLE_PATH.search(path.replace("\\", "/")))
 
 

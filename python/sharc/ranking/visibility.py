@@ -6,7 +6,8 @@ deprecated (a class kept for old callers over the one it moved to), and whether 
 class method (`Client#push` asks for the instance method).
 
 Only what the declaration says counts: a marker word before the name (`private`, `defp`, `local
-function`...), Rust's `pub`, whose absence is private, and a deprecation marker above it.
+function`...), Rust's `pub`, whose absence is private (crate-wide at the crate's root), and the
+inline modules around it (`rust_reach`), and a deprecation marker above it.
 Languages whose visibility is not on the line (Go's capital letters, Python's underscores give
 another name; Ruby's `private` sections, Erlang's exports are elsewhere) are never judged
 private.
@@ -90,20 +91,24 @@ def definition_finder(
     ) -> dict[str, DefinitionFacts]:
         if missed:
             chunk_ids = [*chunk_ids, *missed_definitions(source, chunk_ids, names)]
-        return {
-            chunk_id: DefinitionFacts(
-                private=declared_private(language, symbol, code),
+        found = {}
+        for chunk_id, language, symbol, header, code in source.definitions_among(
+            chunk_ids, names
+        ):
+            private = declared_private(language, symbol, code)
+            restricted = declared_restricted(language, symbol, code)
+            if language == "rust":
+                private, restricted = rust_reach(chunk_id, header, private, restricted)
+            found[chunk_id] = DefinitionFacts(
+                private=private,
                 class_level=class_level(language, symbol, header, code),
-                restricted=declared_restricted(language, symbol, code),
+                restricted=restricted,
                 deprecated=declared_deprecated(symbol, code),
                 stub=declared_stub(symbol, code),
                 undeclared=bool(symbol) and _declaring_line(symbol, code) is None,
                 keyword_declared=bool(symbol) and declared_with_keyword(symbol, code),
             )
-            for chunk_id, language, symbol, header, code in source.definitions_among(
-                chunk_ids, names
-            )
-        }
+        return found
 
     return defines
 
@@ -154,6 +159,47 @@ def declared_restricted(language: str, symbol: str, code: str) -> bool:
         word == "pub" and following in _RESTRICTED_SCOPES
         for word, following in itertools.pairwise(words)
     )
+
+
+#: The files whose module is a Rust crate's root: what is private there is crate-wide.
+RUST_CRATE_ROOTS = frozenset({"lib.rs", "main.rs"})
+
+#: An inline module among the scopes of a chunk's header, as the chunker labels it with its
+#: visibility: `mod ext` (private), `pub mod api`, `pub(crate) mod shared`.
+_RUST_MODULE = re.compile(r"(?:(pub)(\([^)]*\))?\s+)?mod\s+\w")
+
+
+def rust_reach(chunk_id: str, header: str, private: bool, restricted: bool) -> tuple[bool, bool]:
+    """How far a Rust definition reaches, as `(private, restricted)`, from what its own
+    declaration says (`private`: no `pub`; `restricted`: `pub(crate)` and kin) and the inline
+    modules around it in its chunk's `header`. A `pub` item inside a private `mod ext` is
+    private to the module around `ext`; what is private at a crate's root (`lib.rs`,
+    `main.rs`, not inside an inline module) is visible to the whole crate, as `pub(crate)` is.
+    The file's own module counts as public: its `mod` line is in another file."""
+    modules = [
+        found for scope in _header_scopes(header) if (found := _RUST_MODULE.match(scope))
+    ]  # innermost first
+    path = chunk_id.split("::", 1)[0]
+    at_crate_root = path.rsplit("/", 1)[-1] in RUST_CRATE_ROOTS
+    if private:  # visible in its own module, and in the whole crate if that is the root
+        return (bool(modules) or not at_crate_root, not modules and at_crate_root)
+    for depth, module in enumerate(modules):
+        if module.group(1) is None:  # a private module: visible only in the one around it
+            crate_wide = depth == len(modules) - 1 and at_crate_root
+            return (not crate_wide, crate_wide)
+        restricted = restricted or module.group(2) is not None
+    return (False, restricted)
+
+
+def _header_scopes(header: str) -> list[str]:
+    """The scopes a chunk's header names, innermost first: `// Context: trait StdError > mod
+    ext (src/context.rs)` gives `trait StdError`, `mod ext`."""
+    line = header.split("\n", 1)[0]
+    _, marker, scopes = line.partition("Context: ")
+    if not marker:
+        return []
+    scopes = scopes.rsplit(" (", 1)[0]
+    return [scope.strip() for scope in scopes.split(" > ")]
 
 
 #: What follows `pub(` in a Rust visibility that stops short of the whole program.
