@@ -1067,10 +1067,16 @@ fn every_file_type_maps_to_a_language_with_a_tier() {
 
 #[test]
 fn rust_inline_modules_carry_their_visibility_in_the_header() {
-    let source = "mod ext {\n    pub trait StdError {\n        fn context(self) -> u8;\n    }\n}\n\n\
+    let source =
+        "mod ext {\n    pub trait StdError {\n        fn context(self) -> u8;\n    }\n}\n\n\
                   pub mod api {\n    pub fn open() -> u8 {\n        1\n    }\n}\n\n\
                   pub(crate) mod shared {\n    pub fn close() -> u8 {\n        2\n    }\n}\n";
-    let file = chunk_source("src/lib.rs", Language::Rust, source, &ChunkOptions::default());
+    let file = chunk_source(
+        "src/lib.rs",
+        Language::Rust,
+        source,
+        &ChunkOptions::default(),
+    );
     let header_of = |symbol: &str| {
         file.chunks
             .iter()
