@@ -91,7 +91,15 @@ def test_the_writer_measures_a_file_of_one_topic_above_a_grab_bag(tmp_path: Path
     (root / "helpers.py").write_text("import json\n" + GRAB_BAG)
     (root / "tiny.py").write_text("def answer():\n    return 42\n")
     index = sharc.Index.open(root, index_dir=tmp_path / "index")
-    index.update()
+    heard: list[sharc.Progress] = []
+    index.update(progress=heard.append)
+    # Each set's measure reports its files, after the set is saved, before the update ends.
+    measuring = [p for p in heard if p.phase == "measuring"]
+    assert {p.vectors for p in measuring} == {"fast", "default"}
+    assert all(p.files_done == p.files_total == 3 for p in measuring)
+    phases = [p.phase for p in heard]
+    assert phases.index("ready") < phases.index("measuring") and phases[-1] == "done"
+    assert [p.percent for p in measuring] == [55.0, 99.0]
     fast = cohesion_reader(index._reader_manifest(), FAST_SET)  # each set measured apart
     assert fast is not None and set(fast(["dates.py", "helpers.py"])) == {"dates.py", "helpers.py"}
     cohesion = _measured(index, ["dates.py", "helpers.py", "tiny.py", "gone.py"])

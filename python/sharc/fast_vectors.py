@@ -152,6 +152,6 @@ class FastStage:
             report("ready", vectors=FAST_SET.name)
         # After the set is searchable: the measure serves its ranking, not its readiness.
         measure_cohesion(manifest, self.index_dir, FAST_SET, model_id,
-                         changes.paths if incremental else None)
+                         changes.paths if incremental else None, report)
         # A second sync in this update (the chunks were keyed again) starts from a full compare.
         self.state = None

@@ -26,7 +26,7 @@ thing, as a file with fewer than `MIN_CHUNKS` vectors always does.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -80,11 +80,13 @@ def measure(
     vector_set: VectorSet,
     model_id: str,
     changed: Collection[str] | None,
+    report: Callable[..., None] | None = None,
 ) -> int:
     """Measure the files of `vector_set` whose chunks changed (`changed`; None: every file),
     from the vectors saved in `index_dir`, and the set's baseline; commits. Every file is
     measured whatever `changed` says when the set was last measured under another model than
-    `model_id` (or never). Returns how many files were measured."""
+    `model_id` (or never). `report` hears the phase `measuring` (files done of the files to
+    measure, the set's name) after each batch. Returns how many files were measured."""
     table = manifest.cohesion(vector_set)
     if table.model() != model_id:
         changed = None
@@ -98,11 +100,13 @@ def measure(
     if changed is None:
         table.clear()
         paths: Iterable[list[str]] = manifest.path_batches(FILE_BATCH)
+        total = manifest.counts()[0]
     else:
         table.forget(changed)
         ordered = sorted(changed)
         paths = (ordered[i : i + FILE_BATCH] for i in range(0, len(ordered), FILE_BATCH))
-    measured = 0
+        total = len(ordered)
+    measured = done = 0
     for batch in paths:
         keys = manifest.embeddable_keys_of(batch, SAMPLED_CHUNKS)
         values = {}
@@ -114,6 +118,9 @@ def measure(
                 values[path] = raw_cohesion(unit)
         table.put(values)
         measured += len(values)
+        done += len(batch)
+        if report is not None:
+            report("measuring", files_done=done, files_total=total, vectors=vector_set.name)
     sample = _unit(vectors, manifest.sample_embeddable_keys(BASELINE_SAMPLE))
     table.set_baseline(model_id, pair_similarity(sample))
     manifest.commit()

@@ -22,7 +22,9 @@ class Progress:
     """Where an update stands; passed to the progress callback."""
 
     #: walking, chunking, keyword, embedding, ready (search reads the `vectors` set from now
-    #: on: the fast one, whole, while the default model embeds), done
+    #: on: the fast one, whole, while the default model embeds), measuring (how far each
+    #: file's parts are about one thing, `sharc.file_cohesion`, once a set's vectors are
+    #: saved: files done of those to measure), done
     phase: str
     files_done: int = 0
     files_total: int = 0
@@ -38,8 +40,10 @@ class Progress:
     def percent(self) -> float:
         if self.phase == "done":
             return 100.0
-        if self.phase == "ready":
+        if self.phase == "ready" or (self.phase == "measuring" and self.vectors == "fast"):
             return 55.0
+        if self.phase == "measuring":  # the default set's, the last step
+            return 99.0
         if self.phase == "embedding" and self.chunks_total:
             share = self.chunks_done / self.chunks_total
             if self.vectors == "fast":

@@ -320,7 +320,9 @@ class IndexWriter:
             if state.generation != manifest.generation():  # chunks changed, no vector did
                 replace(state, generation=manifest.generation()).record(manifest)
                 manifest.commit()
-            measure_cohesion(manifest, self.index_dir, DEFAULT_SET, model_id, changes.paths)
+            measure_cohesion(
+                manifest, self.index_dir, DEFAULT_SET, model_id, changes.paths, report
+            )
             return
         from sharc.vector_sync import ModelChanged
 
@@ -365,7 +367,7 @@ class IndexWriter:
             manifest.set_meta(SEARCHED_VECTORS, DEFAULT_SET.name)
         manifest.commit()
         measure_cohesion(manifest, self.index_dir, DEFAULT_SET, sync.model_id,
-                         changes.paths if incremental else None)
+                         changes.paths if incremental else None, report)
 
     def _vector_sync(
         self,
