@@ -234,3 +234,27 @@ def test_files_are_found_by_their_name_or_the_end_of_their_path(tmp_path: Path) 
     assert manifest.directory("lib") is None  # lib/ and a/b/lib/
     assert manifest.directory("nowhere") is None
     manifest.close()
+
+
+def test_a_search_reads_each_rank_record_once(tmp_path: Path) -> None:
+    from sharc.search_records import SearchRecords
+
+    records = [_record(index, f"def f{index}(): pass") for index in range(700)]
+    manifest = Manifest(tmp_path / "manifest.sqlite", writable=True)
+    manifest.put_chunks(records)
+    manifest.commit()
+    asked: list[list[str]] = []
+    reading = manifest.rank_records_by_id
+    manifest.rank_records_by_id = lambda ids: asked.append(list(ids)) or reading(ids)  # type: ignore[method-assign]
+    search = SearchRecords(manifest)
+    # A vector hit's record comes with its id (more keys than one statement takes).
+    ids = search.ids_by_key([r.key for r in records[:600]] + [99])  # 99: no such chunk
+    assert len(ids) == 600 and ids[1003] == "src/mod.py::f3"
+    found = search.read([records[3].id, records[650].id, "src/gone.py::g", records[3].id])
+    assert list(found) == [records[3].id, records[650].id]
+    assert found[records[3].id] == reading([records[3].id])[records[3].id]
+    assert found[records[650].id].start_line == 6501 and found[records[650].id].symbol == "f650"
+    assert asked == [[records[650].id, "src/gone.py::g"]]  # only what no read had brought
+    search.read([records[650].id, "src/gone.py::g"])  # a missing chunk is remembered too
+    assert len(asked) == 1
+    manifest.close()

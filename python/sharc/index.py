@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -52,6 +52,7 @@ from sharc.locking import WriterLock
 from sharc.manifest import Manifest
 from sharc.manifest.schema import reads_manifest
 from sharc.paths import default_index_dir
+from sharc.search_records import SearchRecords
 from sharc.search_types import IndexStats as IndexStats
 from sharc.search_types import SearchFilters as SearchFilters
 from sharc.search_types import SearchMode as SearchMode
@@ -382,6 +383,7 @@ class Index(AsyncIndexMethods):
         # vector, or one the manifest no longer names (the chunk changed, not yet embedded).
         keys: dict[str, int] = {}
         stale: set[int] = set()
+        records = SearchRecords(manifest)  # each candidate's record read once
         if mode in ("hybrid", "keyword"):
             arms[ranking.KEYWORD] = self._keyword_arm(languages, path_prefix, keys)
         searched = None
@@ -391,7 +393,7 @@ class Index(AsyncIndexMethods):
                 # Kept by the writer: counting embedded chunks would cost a join per query.
                 complete = searched.complete
                 arms[ranking.SEMANTIC] = self._semantic_arm(
-                    manifest, searched.vectors, stale, searched.embedder
+                    records.ids_by_key, searched.vectors, stale, searched.embedder
                 )
                 unseen = unseen_by_vectors(keys, searched.vectors, stale)
             elif mode == "semantic":
@@ -399,7 +401,7 @@ class Index(AsyncIndexMethods):
             else:
                 complete = manifest.get_meta(DEFAULT_SET.complete) == "1"
         ranked = ranking.rank(
-            query, arms, manifest.rank_records_by_id, limit=limit,
+            query, arms, records.read, limit=limit,
             settings=self.ranking_settings,
             accepts=(lambda r: filters.accepts(r.path, r.language)) if filters.active else None,
             include_tests=include_tests, max_per_file=1 if group_by_file else max_per_file,
@@ -466,7 +468,7 @@ class Index(AsyncIndexMethods):
 
     def _semantic_arm(
         self,
-        manifest: Manifest,
+        ids_of: Callable[[Sequence[int]], Mapping[int, str]],
         vectors: SegmentedVectors,
         stale: set[int] | None = None,
         embedder: Callable[[], Embedder] | None = None,
@@ -478,7 +480,7 @@ class Index(AsyncIndexMethods):
         def search(query: str, depth: int) -> list[tuple[str, float]]:
             query_vector = embedder().embed_queries([query])[0]
             hits_by_key = vectors.search(query_vector, depth)
-            ids_by_key = manifest.ids_by_key([key for key, _ in hits_by_key])
+            ids_by_key = ids_of([key for key, _ in hits_by_key])
             if stale is not None:
                 stale.update(key for key, _ in hits_by_key if key not in ids_by_key)
             return [

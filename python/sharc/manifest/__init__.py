@@ -307,6 +307,9 @@ class Manifest:
     def rank_records_by_id(self, ids: Sequence[str]) -> dict[str, RankRecord]:
         return self._chunks.rank_records_by_id(ids)
 
+    def rank_records_by_key(self, keys: Sequence[int]) -> dict[int, RankRecord]:
+        return self._chunks.rank_records_by_key(keys)
+
     def iter_chunks(self, batch_size: int = 2000) -> Iterator[list[ChunkRecord]]:
         return self._chunks.iter_chunks(batch_size)
 

@@ -149,6 +149,12 @@ class ChunkTable:
         """The light records search ranks candidates with (the code is read for the top only)."""
         return {r.id: r for r in self._select_where(_RANK_COLUMNS, "id", ids, RankRecord)}
 
+    def rank_records_by_key(self, keys: Sequence[int]) -> dict[int, RankRecord]:
+        """`rank_records_by_id` for the chunks of vector keys, by key."""
+        return dict(self._select_where(
+            f"key, {_RANK_COLUMNS}", "key", keys, lambda key, *row: (key, RankRecord(*row))
+        ))
+
     def _chunks_where(self, column: str, values: Sequence[object]) -> list[ChunkRecord]:
         return self._select_where(_CHUNK_COLUMNS, column, values, _chunk_record)
 
