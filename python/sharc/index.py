@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -52,6 +52,7 @@ from sharc.locking import WriterLock
 from sharc.manifest import Manifest
 from sharc.manifest.schema import reads_manifest
 from sharc.paths import default_index_dir
+from sharc.search_arms import keyword_arm, query_vectors, vector_arm
 from sharc.search_records import SearchRecords
 from sharc.search_types import IndexStats as IndexStats
 from sharc.search_types import SearchFilters as SearchFilters
@@ -86,9 +87,8 @@ if TYPE_CHECKING:
     from sharc.embedding import Embedder
     from sharc.graph import Edge, Graph
     from sharc.ranking.graph import GraphFacts
-    from sharc.ranking.pipeline import Arm, FileEvidence
+    from sharc.ranking.pipeline import FileEvidence
     from sharc.ranking.settings import RankingSettings
-    from sharc.vector_segments import SegmentedVectors
 
 #: How many of the top search results get their callers and callees with `graph=True`.
 GRAPH_HITS = 5
@@ -385,15 +385,18 @@ class Index(AsyncIndexMethods):
         stale: set[int] = set()
         records = SearchRecords(manifest)  # each candidate's record read once
         if mode in ("hybrid", "keyword"):
-            arms[ranking.KEYWORD] = self._keyword_arm(languages, path_prefix, keys)
+            arms[ranking.KEYWORD] = keyword_arm(
+                self._readers.keyword(), languages, path_prefix, keys
+            )
         searched = None
         if mode in ("hybrid", "semantic"):
             searched = self._vectors.choose(manifest, vectors)
             if searched is not None:
                 # Kept by the writer: counting embedded chunks would cost a join per query.
                 complete = searched.complete
-                arms[ranking.SEMANTIC] = self._semantic_arm(
-                    records.ids_by_key, searched.vectors, stale, searched.embedder
+                arms[ranking.SEMANTIC] = vector_arm(
+                    records.ids_by_key, searched.vectors,
+                    query_vectors(searched.embedder or self.embedder), stale,
                 )
                 unseen = unseen_by_vectors(keys, searched.vectors, stale)
             elif mode == "semantic":
@@ -446,48 +449,6 @@ class Index(AsyncIndexMethods):
             languages=list(languages) or None,
             path_prefix=(path_prefix.strip("/") if path_prefix else None),
         )
-
-    def _keyword_arm(
-        self, languages: Sequence[str], path_prefix: str | None, keys: dict[str, int] | None = None
-    ) -> Arm:
-        """BM25 hits; each hit's chunk key goes into `keys` when given."""
-        keyword = self._readers.keyword()
-
-        def search(query: str, depth: int) -> list[tuple[str, float]]:
-            hits = keyword.search_keyed(
-                query,
-                depth,
-                languages=list(languages) or None,
-                path_prefix=(path_prefix.strip("/") if path_prefix else None),
-            )
-            if keys is not None:
-                keys.update((chunk_id, key) for chunk_id, _, key in hits if key is not None)
-            return [(chunk_id, score) for chunk_id, score, _ in hits]
-
-        return search
-
-    def _semantic_arm(
-        self,
-        ids_of: Callable[[Sequence[int]], Mapping[int, str]],
-        vectors: SegmentedVectors,
-        stale: set[int] | None = None,
-        embedder: Callable[[], Embedder] | None = None,
-    ) -> Arm:
-        """Vector hits, as chunk ids; the keys of hits no chunk has any more go into `stale`.
-        `embedder` embeds the query (the index's model unless told)."""
-        embedder = embedder or self.embedder
-
-        def search(query: str, depth: int) -> list[tuple[str, float]]:
-            query_vector = embedder().embed_queries([query])[0]
-            hits_by_key = vectors.search(query_vector, depth)
-            ids_by_key = ids_of([key for key, _ in hits_by_key])
-            if stale is not None:
-                stale.update(key for key, _ in hits_by_key if key not in ids_by_key)
-            return [
-                (ids_by_key[key], similarity) for key, similarity in hits_by_key if key in ids_by_key
-            ]
-
-        return search
 
     # -- state -----------------------------------------------------------------------------
 

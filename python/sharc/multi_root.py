@@ -35,13 +35,14 @@ from sharc.index import (
     chunk_text,
 )
 from sharc.scoped_search import scoped_search
+from sharc.search_arms import keyword_arm, query_vectors, vector_arm
+from sharc.search_records import SearchRecords
 from sharc.search_types import nested
 from sharc.vector_reader import unseen_by_vectors
 from sharc.vector_sets import DEFAULT_SET
 from sharc.writer import stored_settings
 
 if TYPE_CHECKING:
-    import numpy as np
 
     from sharc.manifest import Manifest, RankRecord
     from sharc.ranking.pipeline import Arm, FileCohesion, FileEvidence, UnseenFinder
@@ -149,9 +150,11 @@ def _search(
     # keys no chunk has any more.
     keys: list[dict[str, int]] = [{} for _ in indexes]
     stale: list[set[int]] = [set() for _ in indexes]
+    records = [SearchRecords(manifest) for manifest in manifests]
     if mode in ("hybrid", "keyword"):
         arms[ranking.KEYWORD] = _pooled([
-            index._keyword_arm(filters.languages, filters.path_prefix, keys[number])
+            keyword_arm(index._readers.keyword(), filters.languages, filters.path_prefix,
+                        keys[number])
             for number, index in enumerate(indexes)
         ])
     if mode in ("hybrid", "semantic"):
@@ -163,14 +166,14 @@ def _search(
         )
         searched_name = chosen[0].name if chosen else None
         stores = [None if s is None else s.vectors for s in searched]
-        semantic = _semantic_arms(indexes, manifests, searched, stale)
+        semantic = _semantic_arms(indexes, manifests, records, searched, stale)
         if semantic:
             arms[ranking.SEMANTIC] = _pooled(semantic)
             unseen = _unseen_finder(stores, keys, stale)
         elif mode == "semantic":
             raise NotIndexedError("none of these roots has vectors yet; run `sharc index` first")
     ranked = ranking.rank(
-        query, arms, _record_reader(manifests), limit=limit,
+        query, arms, _record_reader(records), limit=limit,
         settings=indexes[0].ranking_settings,
         accepts=(
             (lambda r: filters.accepts(_unmarked(r.path), r.language)) if filters.active else None
@@ -302,11 +305,13 @@ def _searched_vectors(
 def _semantic_arms(
     indexes: list[Index],
     manifests: list[Manifest],
+    records: list[SearchRecords],
     searched: list[SearchedVectors | None],
     stale: list[set[int]],
 ) -> list[Arm | None]:
     """Per index, its vector arm (None without vectors), all fed one query vector; the keys of
-    hits no chunk has any more go into the index's `stale` set."""
+    hits no chunk has any more go into the index's `stale` set, the records of the others
+    into the index's `records`."""
     with_vectors = [n for n, chosen in enumerate(searched) if chosen is not None]
     if not with_vectors:
         return []
@@ -322,19 +327,12 @@ def _semantic_arms(
         )
     first = searched[with_vectors[0]]
     assert first is not None
-    embedder = first.embedder
-    vectors: dict[str, np.ndarray] = {}
-
-    def query_vector(query: str) -> np.ndarray:
-        if query not in vectors:
-            vectors[query] = embedder().embed_queries([query])[0]
-        return vectors[query]
-
+    query_vector = query_vectors(first.embedder)
     arms: list[Arm | None] = [None] * len(indexes)
     for n in with_vectors:
         chosen = searched[n]
         assert chosen is not None
-        arms[n] = _vector_arm(manifests[n], chosen.vectors, query_vector, stale[n])
+        arms[n] = vector_arm(records[n].ids_by_key, chosen.vectors, query_vector, stale[n])
     return arms
 
 
@@ -343,21 +341,6 @@ def _model_of(searched: SearchedVectors, manifest: Manifest) -> str:
     if searched.name == "fast":
         return "fast"
     return str(stored_settings(manifest).get("model_id", ""))
-
-
-def _vector_arm(
-    manifest: Manifest,
-    store: SegmentedVectors,
-    query_vector: Callable[[str], np.ndarray],
-    stale: set[int],
-) -> Arm:
-    def search(query: str, depth: int) -> list[tuple[str, float]]:
-        hits = store.search(query_vector(query), depth)
-        ids = manifest.ids_by_key([key for key, _ in hits])
-        stale.update(key for key, _ in hits if key not in ids)
-        return [(ids[key], similarity) for key, similarity in hits if key in ids]
-
-    return search
 
 
 def _unseen_finder(
@@ -407,22 +390,23 @@ def _pooled(arms: Sequence[Arm | None]) -> Arm:
 
 
 def _record_reader(
-    manifests: list[Manifest],
+    records: list[SearchRecords],
 ) -> Callable[[Sequence[str]], Mapping[str, RankRecord]]:
-    """Ranking's record reader over every index: tagged ids, marked paths."""
+    """Ranking's record reader over every index (each record read once in a search): tagged
+    ids, marked paths."""
 
     def read(ids: Sequence[str]) -> Mapping[str, RankRecord]:
         by_index: dict[int, list[str]] = {}
         for tagged in ids:
             number, chunk_id = _untagged(tagged)
             by_index.setdefault(number, []).append(chunk_id)
-        records = {}
+        found = {}
         for number, chunk_ids in by_index.items():
             mark = _mark(number)
-            for chunk_id, record in manifests[number].rank_records_by_id(chunk_ids).items():
+            for chunk_id, record in records[number].read(chunk_ids).items():
                 tagged = _tagged(number, chunk_id)
-                records[tagged] = replace(record, id=tagged, path=mark + record.path)
-        return records
+                found[tagged] = replace(record, id=tagged, path=mark + record.path)
+        return found
 
     return read
 

@@ -1,0 +1,75 @@
+"""The two arms a search ranks (`sharc.ranking.pipeline.Arm`: a query and a depth in, chunk
+ids and scores out), over the stores of one index: BM25 hits from the keyword index, and
+vector hits from a vector set. `Index.search` and the search over several roots
+(`sharc.multi_root`) build theirs here, per search.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from sharc.embedding import Embedder
+    from sharc.keyword import KeywordStore
+    from sharc.ranking.pipeline import Arm
+    from sharc.vector_segments import SegmentedVectors
+
+#: The chunk id of each vector key that has a chunk (`SearchRecords.ids_by_key`).
+IdsOfKeys = Callable[[Sequence[int]], Mapping[int, str]]
+
+
+def keyword_arm(
+    keyword: KeywordStore,
+    languages: Sequence[str],
+    path_prefix: str | None,
+    keys: dict[str, int] | None = None,
+) -> Arm:
+    """BM25 hits of `keyword`, in `languages` and under `path_prefix` when given; each hit's
+    chunk key goes into `keys` when given (what the vectors could not have returned is told
+    by them: `sharc.vector_reader.unseen_by_vectors`)."""
+    prefix = path_prefix.strip("/") if path_prefix else None
+
+    def search(query: str, depth: int) -> list[tuple[str, float]]:
+        hits = keyword.search_keyed(
+            query, depth, languages=list(languages) or None, path_prefix=prefix
+        )
+        if keys is not None:
+            keys.update((chunk_id, key) for chunk_id, _, key in hits if key is not None)
+        return [(chunk_id, score) for chunk_id, score, _ in hits]
+
+    return search
+
+
+def query_vectors(embedder: Callable[[], Embedder]) -> Callable[[str], np.ndarray]:
+    """Each query's vector, embedded once per text: a crowded search asks its arms again,
+    deeper, and a search over several roots asks each root's arm."""
+    embedded: dict[str, np.ndarray] = {}
+
+    def query_vector(query: str) -> np.ndarray:
+        if (vector := embedded.get(query)) is None:
+            vector = embedded[query] = embedder().embed_queries([query])[0]
+        return vector
+
+    return query_vector
+
+
+def vector_arm(
+    ids_of: IdsOfKeys,
+    vectors: SegmentedVectors,
+    query_vector: Callable[[str], np.ndarray],
+    stale: set[int] | None = None,
+) -> Arm:
+    """Vector hits of `vectors`, as chunk ids (`ids_of`); the keys of hits no chunk has any
+    more go into `stale` when given."""
+
+    def search(query: str, depth: int) -> list[tuple[str, float]]:
+        hits = vectors.search(query_vector(query), depth)
+        ids = ids_of([key for key, _ in hits])
+        if stale is not None:
+            stale.update(key for key, _ in hits if key not in ids)
+        return [(ids[key], similarity) for key, similarity in hits if key in ids]
+
+    return search
