@@ -386,7 +386,7 @@ class Index(AsyncIndexMethods):
         records = SearchRecords(manifest)  # each candidate's record read once
         if mode in ("hybrid", "keyword"):
             arms[ranking.KEYWORD] = keyword_arm(
-                self._readers.keyword(), languages, path_prefix, keys
+                self._readers.keyword(), languages, path_prefix, keys, records.ids_by_key
             )
         searched = None
         if mode in ("hybrid", "semantic"):

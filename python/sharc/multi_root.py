@@ -154,7 +154,7 @@ def _search(
     if mode in ("hybrid", "keyword"):
         arms[ranking.KEYWORD] = _pooled([
             keyword_arm(index._readers.keyword(), filters.languages, filters.path_prefix,
-                        keys[number])
+                        keys[number], records[number].ids_by_key)
             for number, index in enumerate(indexes)
         ])
     if mode in ("hybrid", "semantic"):

@@ -7,7 +7,7 @@ vector hits from a vector set. `Index.search` and the search over several roots
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import numpy as np
@@ -26,21 +26,43 @@ def keyword_arm(
     languages: Sequence[str],
     path_prefix: str | None,
     keys: dict[str, int] | None = None,
+    ids_of: IdsOfKeys | None = None,
 ) -> Arm:
     """BM25 hits of `keyword`, in `languages` and under `path_prefix` when given; each hit's
     chunk key goes into `keys` when given (what the vectors could not have returned is told
-    by them: `sharc.vector_reader.unseen_by_vectors`)."""
+    by them: `sharc.vector_reader.unseen_by_vectors`). With `ids_of`, the hits' ids come
+    from their keys (and their records with them) rather than from the keyword index's
+    stored documents; a hit whose chunk the manifest does not hold is left out, as the
+    ranking leaves out a candidate without a record."""
     prefix = path_prefix.strip("/") if path_prefix else None
+    options = {"languages": list(languages) or None, "path_prefix": prefix}
 
     def search(query: str, depth: int) -> list[tuple[str, float]]:
-        hits = keyword.search_keyed(
-            query, depth, languages=list(languages) or None, path_prefix=prefix
-        )
+        hits = _keyed_hits(keyword, query, depth, options, ids_of)
         if keys is not None:
             keys.update((chunk_id, key) for chunk_id, _, key in hits if key is not None)
         return [(chunk_id, score) for chunk_id, score, _ in hits]
 
     return search
+
+
+def _keyed_hits(
+    keyword: KeywordStore,
+    query: str,
+    depth: int,
+    options: dict[str, Any],
+    ids_of: IdsOfKeys | None,
+) -> list[tuple[str, float, int | None]]:
+    """`KeywordStore.search_keyed`, by way of the keys where `ids_of` is given and every hit
+    has one (a segment written before the `key` field has none): best first, hits of the
+    same score in id order, as `search_keyed` gives them."""
+    if ids_of is not None:
+        scored = keyword.key_scores(query, depth, **options)
+        if all(key is not None for key, _ in scored):
+            ids = ids_of([key for key, _ in scored])  # type: ignore[misc]
+            hits = [(ids[key], score, key) for key, score in scored if key in ids]
+            return sorted(hits, key=lambda hit: (-hit[1], hit[0]))
+    return keyword.search_keyed(query, depth, **options)
 
 
 def query_vectors(embedder: Callable[[], Embedder]) -> Callable[[str], np.ndarray]:
