@@ -301,9 +301,6 @@ class Manifest:
     def keys_by_vector_key(self, vector_keys: Sequence[str]) -> dict[str, list[int]]:
         return self._chunks.keys_by_vector_key(vector_keys)
 
-    def ids_by_key(self, keys: Sequence[int]) -> dict[int, str]:
-        return self._chunks.ids_by_key(keys)
-
     def rank_records_by_id(self, ids: Sequence[str]) -> dict[str, RankRecord]:
         return self._chunks.rank_records_by_id(ids)
 

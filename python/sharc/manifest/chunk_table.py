@@ -141,10 +141,6 @@ class ChunkTable:
             found.setdefault(vector_key, []).append(key)
         return found
 
-    def ids_by_key(self, keys: Sequence[int]) -> dict[int, str]:
-        """The chunk id of each vector key that has a chunk."""
-        return dict(self._select_where("key, id", "key", keys, lambda key, id_: (key, id_)))
-
     def rank_records_by_id(self, ids: Sequence[str]) -> dict[str, RankRecord]:
         """The light records search ranks candidates with (the code is read for the top only)."""
         return {r.id: r for r in self._select_where(_RANK_COLUMNS, "id", ids, RankRecord)}
