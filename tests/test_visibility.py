@@ -97,6 +97,8 @@ def test_rust_visibility_within_the_crate_is_restricted(code: str, expected: boo
         ("src/lib.rs::StdError::class", "// Context: trait StdError (src/lib.rs)\n",
          "private", "restricted"),
         ("src/main.rs::run", "", "private", "restricted"),
+        ("crates/cli/src/bin/sharc-index.rs::run", "", "private", "restricted"),
+        ("src/bin/tools/helpers.rs::run", "", "private", "private"),
         ("src/error.rs::render", "", "private", "private"),
         ("src/lib.rs::tests.helper", "// Context: mod tests (src/lib.rs)\n", "private", "private"),
         # `pub` inside a private inline module: the module around it sees it.

@@ -161,8 +161,16 @@ def declared_restricted(language: str, symbol: str, code: str) -> bool:
     )
 
 
-#: The files whose module is a Rust crate's root: what is private there is crate-wide.
+#: The files whose module is a Rust crate's root: what is private there is crate-wide. Each
+#: `src/bin/*.rs` is the root of a binary crate too (`is_crate_root`).
 RUST_CRATE_ROOTS = frozenset({"lib.rs", "main.rs"})
+
+
+def is_crate_root(path: str) -> bool:
+    """Whether the Rust file at `path` is a crate's root: `lib.rs`, `main.rs`, or a binary's
+    file directly under `src/bin/`."""
+    directory, _, name = path.rpartition("/")
+    return name in RUST_CRATE_ROOTS or directory == "src/bin" or directory.endswith("/src/bin")
 
 #: An inline module among the scopes of a chunk's header, as the chunker labels it with its
 #: visibility: `mod ext` (private), `pub mod api`, `pub(crate) mod shared`.
@@ -173,14 +181,13 @@ def rust_reach(chunk_id: str, header: str, private: bool, restricted: bool) -> t
     """How far a Rust definition reaches, as `(private, restricted)`, from what its own
     declaration says (`private`: no `pub`; `restricted`: `pub(crate)` and kin) and the inline
     modules around it in its chunk's `header`. A `pub` item inside a private `mod ext` is
-    private to the module around `ext`; what is private at a crate's root (`lib.rs`,
-    `main.rs`, not inside an inline module) is visible to the whole crate, as `pub(crate)` is.
+    private to the module around `ext`; what is private at a crate's root (`is_crate_root`,
+    not inside an inline module) is visible to the whole crate, as `pub(crate)` is.
     The file's own module counts as public: its `mod` line is in another file."""
     modules = [
         found for scope in _header_scopes(header) if (found := _RUST_MODULE.match(scope))
     ]  # innermost first
-    path = chunk_id.split("::", 1)[0]
-    at_crate_root = path.rsplit("/", 1)[-1] in RUST_CRATE_ROOTS
+    at_crate_root = is_crate_root(chunk_id.split("::", 1)[0])
     if private:  # visible in its own module, and in the whole crate if that is the root
         return (bool(modules) or not at_crate_root, not modules and at_crate_root)
     for depth, module in enumerate(modules):
