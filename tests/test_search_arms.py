@@ -27,7 +27,7 @@ class _Keyword:
 
 def test_keyword_hits_are_named_by_their_keys_in_the_order_search_keyed_gives() -> None:
     store = _Keyword([(3, 2.0), (1, 2.0), (2, 1.5), (9, 1.0)])
-    known = {1: "b.py::one", 2: "a.py::two", 3: "a.py::three"}  # 9: not in the manifest yet
+    known = {1: "b.py::one", 2: "a.py::two", 3: "a.py::three", 9: "c.py::nine"}
     looked_up: list[list[int]] = []
 
     def ids_of(keys: list[int]) -> dict[int, str]:
@@ -36,11 +36,19 @@ def test_keyword_hits_are_named_by_their_keys_in_the_order_search_keyed_gives() 
 
     keys: dict[str, int] = {}
     arm = keyword_arm(store, ["python"], "/src/", keys, ids_of)  # type: ignore[arg-type]
-    # Ties in id order; a hit whose chunk the manifest lacks is left out.
-    assert arm("parse", 10) == [("a.py::three", 2.0), ("b.py::one", 2.0), ("a.py::two", 1.5)]
+    assert arm("parse", 10) == [  # ties in id order
+        ("a.py::three", 2.0), ("b.py::one", 2.0), ("a.py::two", 1.5), ("c.py::nine", 1.0)
+    ]
     assert looked_up == [[3, 1, 2, 9]]
-    assert keys == {"a.py::three": 3, "b.py::one": 1, "a.py::two": 2}
+    assert keys == {"a.py::three": 3, "b.py::one": 1, "a.py::two": 2, "c.py::nine": 9}
     assert store.asked == [("key_scores", {"languages": ["python"], "path_prefix": "src"})]
+
+    # Mid-update, the keyword index holds a changed chunk under a key the manifest does not
+    # have yet: the stored documents name the hits, as before the keys.
+    del known[9]
+    store.asked.clear()
+    assert arm("parse", 10)[-1] == ("stored::9", 1.0)
+    assert [name for name, _ in store.asked] == ["key_scores", "search_keyed"]
 
 
 def test_keyword_hits_without_keys_come_from_the_stored_documents() -> None:

@@ -32,8 +32,7 @@ def keyword_arm(
     chunk key goes into `keys` when given (what the vectors could not have returned is told
     by them: `sharc.vector_reader.unseen_by_vectors`). With `ids_of`, the hits' ids come
     from their keys (and their records with them) rather than from the keyword index's
-    stored documents; a hit whose chunk the manifest does not hold is left out, as the
-    ranking leaves out a candidate without a record."""
+    stored documents (`_keyed_hits`)."""
     prefix = path_prefix.strip("/") if path_prefix else None
     options = {"languages": list(languages) or None, "path_prefix": prefix}
 
@@ -53,15 +52,20 @@ def _keyed_hits(
     options: dict[str, Any],
     ids_of: IdsOfKeys | None,
 ) -> list[tuple[str, float, int | None]]:
-    """`KeywordStore.search_keyed`, by way of the keys where `ids_of` is given and every hit
-    has one (a segment written before the `key` field has none): best first, hits of the
-    same score in id order, as `search_keyed` gives them."""
+    """`KeywordStore.search_keyed`, by way of the keys where `ids_of` is given and names every
+    hit: best first, hits of the same score in id order, as `search_keyed` gives them. Where
+    a hit has no key (a segment written before the `key` field) or one the manifest does not
+    hold yet (the keyword index commits an update's chunks first, and a changed chunk's key
+    is new while its id, and the record the manifest still has under it, are not), the
+    stored documents name the hits."""
     if ids_of is not None:
         scored = keyword.key_scores(query, depth, **options)
-        if all(key is not None for key, _ in scored):
-            ids = ids_of([key for key, _ in scored])  # type: ignore[misc]
-            hits = [(ids[key], score, key) for key, score in scored if key in ids]
-            return sorted(hits, key=lambda hit: (-hit[1], hit[0]))
+        keys = [key for key, _ in scored]
+        if None not in keys:
+            ids = ids_of(keys)  # type: ignore[arg-type]
+            if len(ids) == len(set(keys)):
+                hits = [(ids[key], score, key) for key, score in scored]  # type: ignore[index]
+                return sorted(hits, key=lambda hit: (-hit[1], hit[0]))
     return keyword.search_keyed(query, depth, **options)
 
 
