@@ -243,6 +243,8 @@ def test_chunks_made_by_another_chunker_are_remade_and_keep_their_vectors(
     report = index.update()
     assert report.chunks_embedded == 0  # the texts did not change: their vectors serve
     assert _chunk_keys(index_dir) == keys
+    # ...and cover every chunk still: a search does not say embeddings are being computed.
+    assert index.search("hash a password").complete
     with sqlite3.connect(index_dir / "manifest.sqlite") as connection:
         (stamp,) = connection.execute("SELECT value FROM meta WHERE key = 'chunker'").fetchone()
         (start, end) = connection.execute(

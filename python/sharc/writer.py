@@ -317,8 +317,13 @@ class IndexWriter:
         )
         if incremental and not changes:
             assert state is not None
-            if state.generation != manifest.generation():  # chunks changed, no vector did
+            # Chunks changed, no vector did (a chunker upgrade that kept every text, a change
+            # to keyword-only chunks): the set, in line before, still covers every chunk,
+            # though the chunk sync marked it incomplete.
+            if (state.generation != manifest.generation()
+                    or manifest.get_meta(DEFAULT_SET.complete) != "1"):
                 replace(state, generation=manifest.generation()).record(manifest)
+                manifest.set_meta(DEFAULT_SET.complete, "1")
                 manifest.commit()
             measure_cohesion(
                 manifest, self.index_dir, DEFAULT_SET, model_id, changes.paths, report
