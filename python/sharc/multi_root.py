@@ -43,7 +43,6 @@ from sharc.vector_sets import DEFAULT_SET
 from sharc.writer import stored_settings
 
 if TYPE_CHECKING:
-
     from sharc.manifest import Manifest, RankRecord
     from sharc.ranking.pipeline import Arm, FileCohesion, FileEvidence, UnseenFinder
     from sharc.ranking.visibility import DefinitionFacts
