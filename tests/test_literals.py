@@ -76,3 +76,34 @@ def test_the_chunk_that_holds_a_pasted_message_comes_first(
     assert holds(first.code, "due dates must carry a timezone")
     # The question as asked ranks the rest, the way it did before.
     assert len(built.search(query, limit=3)) == 3
+
+
+def test_a_message_whose_every_word_is_common_is_found_by_the_chunk_holding_them_all(
+    tmp_path: Path,
+) -> None:
+    # 300 short helpers each say all but one of the message's words, some twice; the one
+    # long function that raises it says each of them once, so BM25 ranks it below them all.
+    words = ["missing", "type", "map", "configuration", "or", "unsupported", "mapping"]
+    root = tmp_path / "repo"
+    (root / "src").mkdir(parents=True)
+    for number in range(300):
+        said = " ".join(word for n, word in enumerate(words) if n != number % len(words))
+        (root / "src" / f"helper_{number}.py").write_text(
+            f"def helper_{number}(value):\n    # {said}, {said}\n    return value + {number}\n"
+        )
+    body = "".join(f"    step_{n} = plan.compile_step({n}, request)\n" for n in range(60))
+    (root / "src" / "planner.py").write_text(
+        "def build_execution_plan(plan, request):\n"
+        + body
+        + "    if plan.mapper is None:\n"
+        "        raise LookupError('Missing type map configuration or unsupported mapping.')\n"
+        "    return plan\n"
+    )
+    index = sharc.Index.open(root, index_dir=tmp_path / "index")
+    index.update(embed=False)
+    message = "Missing type map configuration or unsupported mapping."
+    for query in (message, f'"{message}"', f"LookupError: {message}"):
+        first = index.search(query, limit=3)[0]
+        assert first.path == "src/planner.py", query
+        assert holds(first.code, message.rstrip("."))
+    index.close()

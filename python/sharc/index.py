@@ -52,7 +52,7 @@ from sharc.locking import WriterLock
 from sharc.manifest import Manifest
 from sharc.manifest.schema import reads_manifest
 from sharc.paths import default_index_dir
-from sharc.search_arms import keyword_arm, query_vectors, vector_arm
+from sharc.search_arms import all_words_arm, keyword_arm, query_vectors, vector_arm
 from sharc.search_records import SearchRecords
 from sharc.search_types import IndexStats as IndexStats
 from sharc.search_types import SearchFilters as SearchFilters
@@ -384,10 +384,13 @@ class Index(AsyncIndexMethods):
         keys: dict[str, int] = {}
         stale: set[int] = set()
         records = SearchRecords(manifest)  # each candidate's record read once
+        all_words = None
         if mode in ("hybrid", "keyword"):
+            keyword = self._readers.keyword()
             arms[ranking.KEYWORD] = keyword_arm(
-                self._readers.keyword(), languages, path_prefix, keys, records.ids_by_key
+                keyword, languages, path_prefix, keys, records.ids_by_key
             )
+            all_words = all_words_arm(keyword, languages, path_prefix)
         searched = None
         if mode in ("hybrid", "semantic"):
             searched = self._vectors.choose(manifest, vectors)
@@ -415,6 +418,7 @@ class Index(AsyncIndexMethods):
             spelled=manifest.defined_spelling, files_named=manifest.named_files,
             locate=manifest.chunk_at,
             cohesion=cohesion_reader(manifest, searched.vector_set) if searched else None,
+            all_words=all_words,
         )
         groups = ranking.result_groups(
             ranked.candidates, limit, by_file=group_by_file, per_file=max_per_file,

@@ -395,6 +395,38 @@ class KeywordStore:
             for (score, address), key in zip(hits, keys)
         ])
 
+    def search_all_words(
+        self,
+        text: str,
+        limit: int,
+        *,
+        languages: Iterable[str] | None = None,
+        path_prefix: str | None = None,
+    ) -> list[tuple[str, float]]:
+        """The best `limit` chunks whose code holds every token of `text`, as `search` gives
+        them. Where each word of a pasted message is common in a repository (`Missing type
+        map configuration or unsupported mapping`), the chunk that holds them all can rank
+        below hundreds that hold most of them."""
+        import tantivy
+
+        [tokens] = self._tokenize([text])
+        terms = list(dict.fromkeys(t for t in tokens if len(t) <= _MAX_TOKEN_CHARS))
+        if limit <= 0 or not terms:
+            return []
+        every = tantivy.Query.boolean_query([
+            (tantivy.Occur.Must,
+             tantivy.Query.term_query(self._schema, "body", term, index_option="freq"))
+            for term in terms[:_MAX_QUERY_TOKENS]
+        ])
+        final = self._filtered(every, languages=languages, path_prefix=path_prefix)
+        if final is None:
+            return []
+        searcher = self._searcher
+        hits = self._run(lambda: searcher.search(final, limit, count=False).hits)
+        return _same_scores_by_id(
+            [(self._stored_id(searcher, address), float(score)) for score, address in hits]
+        )
+
     def _hits(
         self,
         query: str,

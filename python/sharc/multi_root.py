@@ -35,7 +35,7 @@ from sharc.index import (
     chunk_text,
 )
 from sharc.scoped_search import scoped_search
-from sharc.search_arms import keyword_arm, query_vectors, vector_arm
+from sharc.search_arms import all_words_arm, keyword_arm, query_vectors, vector_arm
 from sharc.search_records import SearchRecords
 from sharc.search_types import nested
 from sharc.vector_reader import unseen_by_vectors
@@ -150,11 +150,17 @@ def _search(
     keys: list[dict[str, int]] = [{} for _ in indexes]
     stale: list[set[int]] = [set() for _ in indexes]
     records = [SearchRecords(manifest) for manifest in manifests]
+    all_words = None
     if mode in ("hybrid", "keyword"):
+        keyword_stores = [index._readers.keyword() for index in indexes]
         arms[ranking.KEYWORD] = _pooled([
-            keyword_arm(index._readers.keyword(), filters.languages, filters.path_prefix,
-                        keys[number], records[number].ids_by_key)
-            for number, index in enumerate(indexes)
+            keyword_arm(store, filters.languages, filters.path_prefix, keys[number],
+                        records[number].ids_by_key)
+            for number, store in enumerate(keyword_stores)
+        ])
+        all_words = _pooled([
+            all_words_arm(store, filters.languages, filters.path_prefix)
+            for store in keyword_stores
         ])
     if mode in ("hybrid", "semantic"):
         searched = _searched_vectors(indexes, manifests, vectors)
@@ -184,6 +190,7 @@ def _search(
         spelled=_spelling_finder(manifests), files_named=_file_finder(manifests),
         locate=_chunk_locator(manifests),
         cohesion=_cohesion(manifests, searched) if searched else None,
+        all_words=all_words,
     )
     groups = ranking.result_groups(
         ranked.candidates, limit, by_file=group_by_file, per_file=max_per_file,

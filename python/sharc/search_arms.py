@@ -69,6 +69,20 @@ def _keyed_hits(
     return keyword.search_keyed(query, depth, **options)
 
 
+def all_words_arm(keyword: KeywordStore, languages: Sequence[str], path_prefix: str | None) -> Arm:
+    """The chunks of `keyword` whose code holds every word of the query
+    (`KeywordStore.search_all_words`): where the ranking looks for the code that holds a
+    pasted message once the keyword arm's best hits hold none."""
+    prefix = path_prefix.strip("/") if path_prefix else None
+
+    def search(query: str, depth: int) -> list[tuple[str, float]]:
+        return keyword.search_all_words(
+            query, depth, languages=list(languages) or None, path_prefix=prefix
+        )
+
+    return search
+
+
 def query_vectors(embedder: Callable[[], Embedder]) -> Callable[[str], np.ndarray]:
     """Each query's vector, embedded once per text: a crowded search asks its arms again,
     deeper, and a search over several roots asks each root's arm."""

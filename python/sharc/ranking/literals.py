@@ -7,7 +7,9 @@ and only 45% of the dev benchmark's literals found a chunk that holds them first
 `asked_literal` reads the text; the ranking asks the keyword arm for it and puts the hits
 that hold it (`holds`) before every other candidate, in the ranking's own order (the code
 that raises a message before the test that expects it); the question as asked ranks the
-rest."""
+rest. Where none of those hits holds it (each of its words common in the repository, so that
+hundreds of chunks outrank the one that holds them all), the chunks that hold every word of
+it are read instead (`KeywordStore.search_all_words`)."""
 
 from __future__ import annotations
 
@@ -36,7 +38,8 @@ _QUESTION_OPENINGS = frozenset(
 )
 #: Words a pasted message has at least; fewer is a name or a short question.
 MIN_WORDS = 3
-#: Keyword hits read for the text: a quoted or an error's message, and a message pasted bare.
+#: Keyword hits read for the text: a quoted or an error's message, and a message pasted bare
+#: (as many of the chunks that hold every word of it, where those hold none of it).
 QUOTED_DEPTH = 100
 PASTED_DEPTH = 30
 

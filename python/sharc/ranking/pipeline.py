@@ -103,6 +103,7 @@ def rank(
     files_named: FileFinder | None = None,
     locate: ChunkLocator | None = None,
     cohesion: FileCohesion | None = None,
+    all_words: Arm | None = None,
 ) -> Ranking[C]:
     """Every stage in order over the candidates of `arms`; `accepts` filters records; the
     graph neighbour stage reads `graph` (without it, the stage is off); `defines` spares a
@@ -114,8 +115,9 @@ def rank(
     in their case only); `files_named` finds the files a query names ("request.js";
     `named_files_first`); `locate` finds the chunks that hold the lines a query gives
     ("lib/app.ts:42", a stack trace); `cohesion` tells how far a file's parts count as
-    its evidence (without it, fully). What the query points at (the text it pastes, the
-    lines it gives) comes first of all (`first_of`)."""
+    its evidence (without it, fully); `all_words` finds the chunks that hold every word of a
+    pasted message, where the keyword arm's best hits hold none of it. What the query points
+    at (the text it pastes, the lines it gives) comes first of all (`first_of`)."""
     depth = candidate_depth(limit, accepts is not None, settings.candidates)
     located = _located(query, locate)
     if located is not None:  # the rest of the query ranks what follows; alone, the file
@@ -151,6 +153,10 @@ def rank(
         # A message pasted bare is the query: its keyword hits are at hand.
         keyword = hits[KEYWORD] if literal.text == query else arms[KEYWORD](literal.text, depth)
         holders = _holders(literal, keyword, read_text, candidates)
+        if not holders and all_words is not None:
+            # Each of its words common, the chunk that holds them all ranked lower.
+            every = all_words(literal.text, literal.depth)
+            holders = _holders(literal, every, read_text, candidates)
         candidates = first_of(candidates, holders, read, accepts=accepts)
     if located is not None:
         candidates = first_of(
