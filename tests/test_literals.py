@@ -99,6 +99,13 @@ def test_a_message_whose_every_word_is_common_is_found_by_the_chunk_holding_them
         "        raise LookupError('Missing type map configuration or unsupported mapping.')\n"
         "    return plan\n"
     )
+    (root / "src" / "plans.py").write_text(
+        "class ExecutionPlan:\n    def __init__(self, steps):\n        self.steps = steps\n"
+    )
+    (root / "src" / "notes.py").write_text(
+        "def describe():\n    # Read the ExecutionPlan definition before changing a step.\n"
+        "    return 'plans'\n"
+    )
     index = sharc.Index.open(root, index_dir=tmp_path / "index")
     index.update(embed=False)
     message = "Missing type map configuration or unsupported mapping."
@@ -106,4 +113,6 @@ def test_a_message_whose_every_word_is_common_is_found_by_the_chunk_holding_them
         first = index.search(query, limit=3)[0]
         assert first.path == "src/planner.py", query
         assert holds(first.code, message.rstrip("."))
+    # Words that ask for a definition are no message, though a comment says them.
+    assert index.search("the ExecutionPlan definition", limit=1)[0].path == "src/plans.py"
     index.close()

@@ -126,10 +126,12 @@ def rank(
     query = stripped_request(query)
     file_name = named_file(query) if files_named is not None else None
     named = files_named(file_name) if files_named is not None and file_name else {}
+    name = None
     if named and file_name:
         query = file_name  # "the request file": what ranks among and after the files named
     else:
-        query = asked_name(query, defines, spelled) or query
+        name = asked_name(query, defines, spelled)
+        query = name or query
 
     def ranked_from(hits: Mapping[str, Sequence[tuple[str, float]]]) -> Ranking[C]:
         return rank_hits(
@@ -149,7 +151,9 @@ def rank(
         candidates = named_files_first(
             candidates, named, read, accepts=accepts, max_per_file=max_per_file
         )
-    if literal is not None and read_text is not None and KEYWORD in arms:
+    # A query that asks for a file or a definition by name pastes no message: "the Sequence
+    # definition" asks for `class Sequence`, not for a comment that says those words.
+    if literal is not None and read_text is not None and KEYWORD in arms and not (named or name):
         # A message pasted bare is the query: its keyword hits are at hand.
         keyword = hits[KEYWORD] if literal.text == query else arms[KEYWORD](literal.text, depth)
         holders = _holders(literal, keyword, read_text, candidates)
