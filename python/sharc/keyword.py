@@ -404,25 +404,18 @@ class KeywordStore:
         path_prefix: str | None = None,
     ) -> list[tuple[str, float]]:
         """The best `limit` chunks whose code holds every token of `text`, as `search` gives
-        them. Where each word of a pasted message is common in a repository (`Missing type
-        map configuration or unsupported mapping`), the chunk that holds them all can rank
-        below hundreds that hold most of them."""
+        them: where each word of a pasted message is common, the chunk that holds them all
+        can rank below hundreds that hold most of them."""
         import tantivy
 
         [tokens] = self._tokenize([text])
         terms = list(dict.fromkeys(t for t in tokens if len(t) <= _MAX_TOKEN_CHARS))
-        if limit <= 0 or not terms:
-            return []
         every = tantivy.Query.boolean_query([
             (tantivy.Occur.Must,
              tantivy.Query.term_query(self._schema, "body", term, index_option="freq"))
             for term in terms[:_MAX_QUERY_TOKENS]
-        ])
-        final = self._filtered(every, languages=languages, path_prefix=path_prefix)
-        if final is None:
-            return []
-        searcher = self._searcher
-        hits = self._run(lambda: searcher.search(final, limit, count=False).hits)
+        ]) if terms else None
+        searcher, hits = self._searched(every, limit, languages, path_prefix)
         return _same_scores_by_id(
             [(self._stored_id(searcher, address), float(score)) for score, address in hits]
         )
@@ -438,9 +431,19 @@ class KeywordStore:
             return None, []
         [tokens] = self._tokenize([query])
         text_query = self._text_query(tokens, forms=classify_query(query) is not QueryKind.IDENTIFIER)
-        if text_query is None:
+        return self._searched(text_query, limit, languages, path_prefix)
+
+    def _searched(
+        self,
+        query: tantivy.Query | None,
+        limit: int,
+        languages: Iterable[str] | None,
+        path_prefix: str | None,
+    ) -> tuple[tantivy.Searcher | None, list[tuple[float, tantivy.DocAddress]]]:
+        """The best `limit` hits of `query` (None: none) in `languages`, under `path_prefix`."""
+        if query is None or limit <= 0:
             return None, []
-        final = self._filtered(text_query, languages=languages, path_prefix=path_prefix)
+        final = self._filtered(query, languages=languages, path_prefix=path_prefix)
         if final is None:
             return None, []
         searcher = self._searcher
