@@ -10,8 +10,16 @@ from sharc.ranking.companions import companion_stem, lift_companions
 
 @dataclass(frozen=True)
 class Record:
+    """A candidate's record, as ranking reads it (`sharc.ranking.records.RankedChunk`)."""
+
     id: str
     path: str
+    symbol: str = ""
+    fqn: str = ""
+    tier: int = 1
+    kind: str = "function"
+    start_line: int = 1
+    end_line: int = 10
 
 
 def scored(*pairs: tuple[str, float]) -> list[tuple[Record, float]]:
@@ -87,22 +95,11 @@ def test_the_ranking_brings_a_header_up_behind_its_source() -> None:
     from sharc.ranking import KEYWORD, SEMANTIC, rank_hits
     from sharc.ranking.settings import RankingSettings
 
-    @dataclass(frozen=True)
-    class Chunk:
-        id: str
-        path: str
-        symbol: str = ""
-        fqn: str = ""
-        tier: int = 1
-        kind: str = "function"
-        start_line: int = 1
-        end_line: int = 10
-
     chunks = [
-        Chunk("q", "src/queue.c", "queue_push"),
-        Chunk("p", "src/pool.c", "pool_take"),
-        Chunk("l", "src/log.c", "log_line"),
-        Chunk("h", "include/queue.h", "queue_push"),
+        Record("q", "src/queue.c", "queue_push"),
+        Record("p", "src/pool.c", "pool_take"),
+        Record("l", "src/log.c", "log_line"),
+        Record("h", "include/queue.h", "queue_push"),
     ]
     records = {chunk.id: chunk for chunk in chunks}
     scores = {"q": 0.9, "p": 0.8, "l": 0.7, "h": 0.2}

@@ -371,10 +371,8 @@ class KeywordStore:
         """`search` as each hit's `key` and BM25 score, read without the stored fields (a
         caller that knows which key is which, and wants only the scores)."""
         searcher, hits = self._hits(query, limit, languages, path_prefix)
-        if not hits:
-            return []
         addresses = [address for _, address in hits]
-        keys = self._run(lambda: searcher.fast_field_values("key", addresses))
+        keys = self._run(lambda: searcher.fast_field_values("key", addresses)) if hits else []
         return [(key, float(score)) for (score, _), key in zip(hits, keys)]
 
     def search_keyed(
