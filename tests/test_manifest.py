@@ -257,4 +257,11 @@ def test_a_search_reads_each_rank_record_once(tmp_path: Path) -> None:
     assert asked == [[records[650].id, "src/gone.py::g"]]  # only what no read had brought
     search.read([records[650].id, "src/gone.py::g"])  # a missing chunk is remembered too
     assert len(asked) == 1
+    # Asked again, deeper (a crowded search), only the keys no lookup had brought are read.
+    by_key: list[list[int]] = []
+    keyed = manifest.rank_records_by_key
+    manifest.rank_records_by_key = lambda keys: by_key.append(list(keys)) or keyed(keys)  # type: ignore[method-assign]
+    deeper = search.ids_by_key([99, records[2].key, records[640].key, records[2].key])
+    assert deeper == {records[2].key: records[2].id, records[640].key: records[640].id}
+    assert by_key == [[records[640].key]]
     manifest.close()

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sharc.errors import NotIndexedError
@@ -411,7 +411,7 @@ def _record_reader(
             mark = _mark(number)
             for chunk_id, record in records[number].read(chunk_ids).items():
                 tagged = _tagged(number, chunk_id)
-                found[tagged] = replace(record, id=tagged, path=mark + record.path)
+                found[tagged] = record._replace(id=tagged, path=mark + record.path)
         return found
 
     return read

@@ -23,6 +23,7 @@ class SearchRecords:
     def __init__(self, manifest: Manifest) -> None:
         self._manifest = manifest
         self._by_id: dict[str, RankRecord | None] = {}  # None: no such chunk
+        self._id_of_key: dict[int, str | None] = {}  # None: no chunk has the key
 
     def read(self, ids: Sequence[str]) -> dict[str, RankRecord]:
         """The record of each of `ids` that names a chunk (the ranking's `RecordReader`)."""
@@ -33,7 +34,14 @@ class SearchRecords:
         return {chunk_id: record for chunk_id in ids if (record := self._by_id[chunk_id])}
 
     def ids_by_key(self, keys: Iterable[int]) -> dict[int, str]:
-        """The chunk id of each vector key that has a chunk, its record kept for `read`."""
-        found = self._manifest.rank_records_by_key(list(keys))
-        self._by_id.update((record.id, record) for record in found.values())
-        return {key: record.id for key, record in found.items()}
+        """The chunk id of each vector key that has a chunk, its record kept for `read` (a
+        crowded search asks its arms again, deeper: their first hits are read once)."""
+        keys = list(keys)
+        missing = [key for key in dict.fromkeys(keys) if key not in self._id_of_key]
+        if missing:
+            found = self._manifest.rank_records_by_key(missing)
+            self._by_id.update((record.id, record) for record in found.values())
+            self._id_of_key.update(
+                (key, record.id if (record := found.get(key)) else None) for key in missing
+            )
+        return {key: chunk_id for key in keys if (chunk_id := self._id_of_key[key])}

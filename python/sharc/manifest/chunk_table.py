@@ -143,12 +143,14 @@ class ChunkTable:
 
     def rank_records_by_id(self, ids: Sequence[str]) -> dict[str, RankRecord]:
         """The light records search ranks candidates with (the code is read for the top only)."""
-        return {r.id: r for r in self._select_where(_RANK_COLUMNS, "id", ids, RankRecord)}
+        return {r.id: r for r in self._select_where(
+            _RANK_COLUMNS, "id", ids, lambda *row: RankRecord._make(row)
+        )}
 
     def rank_records_by_key(self, keys: Sequence[int]) -> dict[int, RankRecord]:
         """`rank_records_by_id` for the chunks of vector keys, by key."""
         return dict(self._select_where(
-            f"key, {_RANK_COLUMNS}", "key", keys, lambda key, *row: (key, RankRecord(*row))
+            f"key, {_RANK_COLUMNS}", "key", keys, lambda key, *row: (key, RankRecord._make(row))
         ))
 
     def _chunks_where(self, column: str, values: Sequence[object]) -> list[ChunkRecord]:
