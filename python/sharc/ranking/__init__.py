@@ -12,8 +12,7 @@
 5. `coherence`: a file with several relevant chunks lifts its best one.
 6. `penalties`: tests, docs, config, generated and vendored code, fragments.
 7. `files`: files first: a file scores its best chunk plus a share of its next ones, and a
-   file's later chunks come only where no other file is as strong. `companions`: a C or
-   C++ file among the best brings its header or source (`os.h`, `os-inl.h`) up behind it.
+   file's later chunks come only where no other file is as strong.
 8. `shaping`: a name's definitions first when the query is that name, the primary
    definition first; then `graph`: files the code graph links to the strongest hits (off by
    default); best first, no file filling the top; last, `named_files`: a file the query

@@ -1,8 +1,7 @@
 """The ranking pipeline, stage by stage: leave out the words about the search (`framing`),
 classify the query, take candidates from each arm,
 fuse, boost what the query names, lift coherent files, apply penalties, rank files by all
-their candidates and by their whole text, bring a C or C++ file's header or source up
-behind it, put a name's definitions first, lift the files the
+their candidates and by their whole text, put a name's definitions first, lift the files the
 code graph links to the strongest hits, shape the list.
 
 `rank` is handed the arms and a way to read candidate records; it opens nothing itself.
@@ -18,7 +17,6 @@ from typing import Generic, NamedTuple
 from sharc.ranking.asked import DefinitionFinder, SpellingFinder, asked_name
 from sharc.ranking.boosts import apply_boosts, boost_bound, definition_match
 from sharc.ranking.coherence import apply_coherence
-from sharc.ranking.companions import lift_companions
 from sharc.ranking.files import evidence_gates, lift_files, rank_files
 from sharc.ranking.framing import named_file, stripped_request
 from sharc.ranking.fusion import KEYWORD, SEMANTIC, fuse
@@ -447,10 +445,6 @@ def _score_blocks(
     if file_shares is not None and candidates:
         candidates = lift_files(
             candidates, file_shares(paths), settings.file_keyword_lift, gates
-        )
-    if settings.companion_factor > 0:
-        candidates = lift_companions(
-            candidates, settings.companion_factor, settings.companion_window
         )
     return definitions_first(candidates, intent, settings, demoted=demoted, facts=facts)
 

@@ -139,14 +139,6 @@ class RankingSettings:
     #: As built: -0.3 [-0.7, +0.2], +0.6 [-0.3, +1.6], -0.4 [-3.2, +2.2]; the repository
     #: benchmark's top 10 as returned +2.0 [+1.5, +2.4] on dev, +1.9 [+1.3, +2.6] held out.
     same_file_share: float = 0.7
-    #: A C or C++ file among the best `companion_window` files brings its companions there
-    #: (the header and the source that share its stem: `os.h`, `os-inl.h`, `os.cpp`) up to
-    #: `companion_factor` times its score (`sharc.ranking.companions`); 0 turns it off.
-    #: Chosen on the repository benchmark's dev third, against it off: +0.2 [+0.0, +0.4]
-    #: (topic +0.7 [+0.2, +1.5]; the four dev repositories in C or C++); 0.99 / 0.8 / 0.7
-    #: +0.2 / +0.2 / +0.1, a window of 10 / 20 / 60 files +0.1 / +0.1 / +0.2.
-    companion_factor: float = 0.9
-    companion_window: int = 40
     #: Questions that are not one name, in fused searches: every candidate of a file rises by
     #: this fraction times the file's BM25 over its whole text relative to the best file's
     #: (`sharc.file_keywords`), so the file that covers the question's words across its
@@ -215,8 +207,6 @@ class RankingSettings:
             self.name_words_lift, self.path_words_lift, self.coherence_lift,
             self.neighbour_lift, self.file_share, self.file_keyword_lift,
         )
-        if not 0.0 <= self.companion_factor <= 1.0:
-            raise ValueError(f"companion_factor must lie in 0-1, got {self.companion_factor}")
         if not 0.0 <= self.same_file_share <= 1.0:
             raise ValueError(f"same_file_share must lie in 0-1, got {self.same_file_share}")
         if min(lifts) < 0.0:
