@@ -80,6 +80,10 @@ pub enum Language {
 const TABLE: &[(&str, Language)] = &[
     ("py", Language::Python),
     ("pyi", Language::Python),
+    ("pyw", Language::Python),
+    // Starlark (Bazel's BUILD language) is a dialect of Python.
+    ("bzl", Language::Python),
+    ("bazel", Language::Python),
     ("js", Language::JavaScript),
     ("jsx", Language::JavaScript),
     ("mjs", Language::JavaScript),
@@ -92,6 +96,7 @@ const TABLE: &[(&str, Language)] = &[
     ("rs", Language::Rust),
     ("java", Language::Java),
     ("cs", Language::CSharp),
+    ("csx", Language::CSharp),
     ("c", Language::C),
     ("h", Language::C),
     ("cpp", Language::Cpp),
@@ -100,9 +105,21 @@ const TABLE: &[(&str, Language)] = &[
     ("hpp", Language::Cpp),
     ("hh", Language::Cpp),
     ("hxx", Language::Cpp),
+    ("c++", Language::Cpp),
+    ("h++", Language::Cpp),
+    ("cppm", Language::Cpp),
+    ("ixx", Language::Cpp),
+    ("ipp", Language::Cpp),
+    ("tpp", Language::Cpp),
+    ("inl", Language::Cpp),
     ("scala", Language::Scala),
     ("sc", Language::Scala),
+    ("sbt", Language::Scala),
     ("rb", Language::Ruby),
+    ("gemspec", Language::Ruby),
+    ("podspec", Language::Ruby),
+    ("rake", Language::Ruby),
+    ("ru", Language::Ruby),
     ("php", Language::Php),
     ("kt", Language::Kotlin),
     ("kts", Language::Kotlin),
@@ -114,6 +131,8 @@ const TABLE: &[(&str, Language)] = &[
     ("sh", Language::Bash),
     ("bash", Language::Bash),
     ("zsh", Language::Bash),
+    ("ksh", Language::Bash),
+    ("bats", Language::Bash),
     ("zig", Language::Zig),
     ("md", Language::Markdown),
     ("markdown", Language::Markdown),
@@ -126,6 +145,14 @@ const TABLE: &[(&str, Language)] = &[
     ("yml", Language::Yaml),
     ("toml", Language::Toml),
     ("xml", Language::Xml),
+    // MSBuild projects and NuGet specs, XAML views.
+    ("csproj", Language::Xml),
+    ("fsproj", Language::Xml),
+    ("vbproj", Language::Xml),
+    ("props", Language::Xml),
+    ("targets", Language::Xml),
+    ("nuspec", Language::Xml),
+    ("xaml", Language::Xml),
     ("ini", Language::Ini),
     ("cfg", Language::Ini),
     ("sql", Language::Sql),
@@ -162,6 +189,17 @@ const TABLE: &[(&str, Language)] = &[
     ("tfvars", Language::Hcl),
     ("hcl", Language::Hcl),
     ("nix", Language::Nix),
+    // Scripts, builds and templates without a grammar here: chunked as text, searched by
+    // their words (a Rails view, a PowerShell build script, a CMake module).
+    ("ps1", Language::Other),
+    ("psm1", Language::Other),
+    ("bat", Language::Other),
+    ("cmd", Language::Other),
+    ("cmake", Language::Other),
+    ("mk", Language::Other),
+    ("gradle", Language::Other),
+    ("cabal", Language::Other),
+    ("erb", Language::Other),
 ];
 
 /// Extension-less file names that are still worth indexing.
@@ -170,6 +208,18 @@ const NAMED_FILES: &[(&str, Language)] = &[
     ("Dockerfile", Language::Other),
     ("Rakefile", Language::Ruby),
     ("Gemfile", Language::Ruby),
+    ("Podfile", Language::Ruby),
+    ("Vagrantfile", Language::Ruby),
+    ("Guardfile", Language::Ruby),
+    ("Fastfile", Language::Ruby),
+    ("Dangerfile", Language::Ruby),
+    ("Brewfile", Language::Ruby),
+    ("Capfile", Language::Ruby),
+    ("BUILD", Language::Python),
+    ("WORKSPACE", Language::Python),
+    ("PKGBUILD", Language::Bash),
+    ("Jenkinsfile", Language::Other),
+    ("meson.build", Language::Other),
     ("README", Language::Text),
     ("LICENSE", Language::Text),
 ];
@@ -364,6 +414,36 @@ mod tests {
         );
         assert_eq!(
             Language::from_path(Path::new("Makefile")),
+            Some(Language::Other)
+        );
+        assert_eq!(
+            Language::from_path(Path::new("sidekiq.gemspec")),
+            Some(Language::Ruby)
+        );
+        assert_eq!(
+            Language::from_path(Path::new("src/modules/CLI11.cppm")),
+            Some(Language::Cpp)
+        );
+        assert_eq!(
+            Language::from_path(Path::new("build.sbt")),
+            Some(Language::Scala)
+        );
+        assert_eq!(
+            Language::from_path(Path::new("web/views/busy.html.erb")),
+            Some(Language::Other)
+        );
+        assert_eq!(
+            Language::from_path(Path::new("src/AutoMapper/AutoMapper.csproj"))
+                .unwrap()
+                .tier(),
+            Tier::Config
+        );
+        assert_eq!(
+            Language::from_path(Path::new("pkg/BUILD.bazel")),
+            Some(Language::Python)
+        );
+        assert_eq!(
+            Language::from_path(Path::new("meson.build")),
             Some(Language::Other)
         );
         assert_eq!(Language::from_path(Path::new("photo.png")), None);

@@ -212,6 +212,28 @@ def test_keyword_only_index_answers_and_later_gains_vectors(small_repo: Path, tm
     assert index.search("hash_password").arms == ("keyword", "semantic")
 
 
+def test_builds_scripts_and_templates_are_searched(small_repo: Path, tmp_path: Path) -> None:
+    # A Rails view, a gem's spec, an MSBuild project, a PowerShell build script, a C++ module.
+    files = {
+        "web/views/busy.html.erb": "<h1><%= t('BusyWorkers') %></h1>\n<%= quiet_button %>\n",
+        "tasks.gemspec": "Gem::Specification.new do |spec|\n  spec.name = 'taskqueue'\nend\n",
+        "src/Tasks.csproj": "<Project>\n  <PropertyGroup><RootNamespace>Quokkaboard</RootNamespace>"
+        "</PropertyGroup>\n</Project>\n",
+        "Build.ps1": "param([string]$Configuration = 'Release')\nInvoke-Psake -taskList pack\n",
+        "src/modules/tasks.cppm": "export module tasks;\nexport int drain_tasks() { return 0; }\n",
+    }
+    for path, text in files.items():
+        (small_repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (small_repo / path).write_text(text)
+    index = _open(small_repo, tmp_path)
+    report = index.update(embed=False)
+    assert not {path for path, _ in report.skipped} & set(files)
+    for word, path in [("quiet_button", "web/views/busy.html.erb"), ("taskqueue", "tasks.gemspec"),
+                       ("Quokkaboard", "src/Tasks.csproj"), ("Psake", "Build.ps1"),
+                       ("drain_tasks", "src/modules/tasks.cppm")]:
+        assert index.search(word)[0].path == path, word
+
+
 def test_cancel_keeps_the_previous_state(small_repo: Path, tmp_path: Path) -> None:
     index = _open(small_repo, tmp_path)
     cancel = threading.Event()
