@@ -119,12 +119,14 @@ const TABLE: &[(&str, Language)] = &[
     ("gemspec", Language::Ruby),
     ("podspec", Language::Ruby),
     ("rake", Language::Ruby),
+    ("gemfile", Language::Ruby),
     ("ru", Language::Ruby),
     ("php", Language::Php),
     ("kt", Language::Kotlin),
     ("kts", Language::Kotlin),
     ("swift", Language::Swift),
     ("lua", Language::Lua),
+    ("rockspec", Language::Lua),
     ("ex", Language::Elixir),
     ("exs", Language::Elixir),
     ("hs", Language::Haskell),
@@ -155,9 +157,11 @@ const TABLE: &[(&str, Language)] = &[
     ("xaml", Language::Xml),
     ("ini", Language::Ini),
     ("cfg", Language::Ini),
+    ("properties", Language::Ini),
     ("sql", Language::Sql),
     ("html", Language::Html),
     ("htm", Language::Html),
+    ("xhtml", Language::Html),
     ("css", Language::Css),
     ("scss", Language::Css),
     ("less", Language::Css),
@@ -193,6 +197,7 @@ const TABLE: &[(&str, Language)] = &[
     // their words (a Rails view, a PowerShell build script, a CMake module).
     ("ps1", Language::Other),
     ("psm1", Language::Other),
+    ("fish", Language::Other),
     ("bat", Language::Other),
     ("cmd", Language::Other),
     ("cmake", Language::Other),
@@ -427,6 +432,16 @@ mod tests {
         assert_eq!(
             Language::from_path(Path::new("build.sbt")),
             Some(Language::Scala)
+        );
+        assert_eq!(
+            Language::from_path(Path::new("rockspecs/penlight-1.9.2-1.rockspec")),
+            Some(Language::Lua)
+        );
+        assert_eq!(
+            Language::from_path(Path::new("src/main/resources/messages.properties"))
+                .unwrap()
+                .tier(),
+            Tier::Config
         );
         assert_eq!(
             Language::from_path(Path::new("web/views/busy.html.erb")),
