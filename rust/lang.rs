@@ -421,46 +421,29 @@ mod tests {
             Language::from_path(Path::new("Makefile")),
             Some(Language::Other)
         );
-        assert_eq!(
-            Language::from_path(Path::new("sidekiq.gemspec")),
-            Some(Language::Ruby)
-        );
-        assert_eq!(
-            Language::from_path(Path::new("src/modules/CLI11.cppm")),
-            Some(Language::Cpp)
-        );
-        assert_eq!(
-            Language::from_path(Path::new("build.sbt")),
-            Some(Language::Scala)
-        );
-        assert_eq!(
-            Language::from_path(Path::new("rockspecs/penlight-1.9.2-1.rockspec")),
-            Some(Language::Lua)
-        );
-        assert_eq!(
-            Language::from_path(Path::new("src/main/resources/messages.properties"))
-                .unwrap()
-                .tier(),
-            Tier::Config
-        );
-        assert_eq!(
-            Language::from_path(Path::new("web/views/busy.html.erb")),
-            Some(Language::Other)
-        );
-        assert_eq!(
-            Language::from_path(Path::new("src/AutoMapper/AutoMapper.csproj"))
-                .unwrap()
-                .tier(),
-            Tier::Config
-        );
-        assert_eq!(
-            Language::from_path(Path::new("pkg/BUILD.bazel")),
-            Some(Language::Python)
-        );
-        assert_eq!(
-            Language::from_path(Path::new("meson.build")),
-            Some(Language::Other)
-        );
+        // Builds, scripts and templates: a grammar where one fits, else text or config.
+        for (path, language) in [
+            ("sidekiq.gemspec", Language::Ruby),
+            ("src/modules/CLI11.cppm", Language::Cpp),
+            ("build.sbt", Language::Scala),
+            ("rockspecs/penlight-1.9.2-1.rockspec", Language::Lua),
+            ("web/views/busy.html.erb", Language::Other),
+            ("pkg/BUILD.bazel", Language::Python),
+            ("meson.build", Language::Other),
+        ] {
+            assert_eq!(
+                Language::from_path(Path::new(path)),
+                Some(language),
+                "{path}"
+            );
+        }
+        for path in [
+            "src/AutoMapper/AutoMapper.csproj",
+            "src/main/resources/messages.properties",
+        ] {
+            let language = Language::from_path(Path::new(path));
+            assert_eq!(language.map(Language::tier), Some(Tier::Config), "{path}");
+        }
         assert_eq!(Language::from_path(Path::new("photo.png")), None);
     }
 }
