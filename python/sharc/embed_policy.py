@@ -85,7 +85,7 @@ _GENERATED_MARKER = re.compile(
 _DO_NOT_EDIT = re.compile(r"(?-i:\bDO\ NOT\ (?:EDIT|MODIFY)\b)", re.IGNORECASE | re.VERBOSE)
 _GENERATION_WORD = re.compile(r"\bgenerat(?:ed|or|e|ing)\b|\bcodegen\b", re.IGNORECASE)
 _WHITESPACE = " \t\n\r\f\v"
-#: Lines above a file's first comment that are not its code: a shebang, PHP's and XML's
+#: Lines at the top of a file that are neither comment nor code: a shebang, PHP's and XML's
 #: openings, JavaScript's "use strict".
 _PROLOGUE_LINE = re.compile(r"""^\s*(?:\#!|<\?php\b|<\?xml\b|['"]use\ strict['"];?\s*$)""", re.VERBOSE)
 #: Block comments, opening and closing: the lines between are comment lines whatever they
