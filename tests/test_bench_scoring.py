@@ -519,3 +519,34 @@ def test_doc_pairs_take_the_documenting_comment_out_of_the_answer() -> None:
     assert pair_of({"code": "fn load() {\n    read(path)\n}", "text": "fn load() {}"}) is None
     only_comment = "# Parse the settings file at a path.\n# Then check it."
     assert pair_of({"code": only_comment, "text": only_comment}) is None
+
+
+# -- the learned correction (`benches.quality.learn_repos`) ---------------------------------------
+
+
+def test_learned_correction_fits_the_features_that_tell_the_targets() -> None:
+    import numpy as np
+    from sharc.ranking.learned import FEATURES
+
+    from benches.quality import learn_repos
+    from benches.quality.repos import RepoQuery
+
+    rng = np.random.default_rng(0)
+    cosine = FEATURES.index("cosine")
+    recorded = []
+    for n in range(40):
+        rows = rng.normal(size=(12, len(FEATURES)))
+        target = int(rng.integers(12))
+        rows[target, cosine] += 3.0  # the one feature that tells the target file
+        candidates = [learn_repos.Candidate(f"c{i}", f"f{i}.py", 1, 5) for i in range(12)]
+        query = RepoQuery(f"q{n}", f"repo{n % 5}", "semantic", "how", (Target(f"f{target}.py"),))
+        relevant = np.array([i == target for i in range(12)])
+        recorded.append(learn_repos.Recorded(query, "dev", candidates, rows, relevant,
+                                             np.zeros(12, bool), {}))
+    model = learn_repos.fit(recorded, penalty=1.0, free=(), drop=("hand",))
+    assert model.weights[cosine] == max(model.weights)
+    learned = learn_repos.evaluate(recorded, lambda q: model.scores(q.rows))
+    hand = learn_repos.evaluate(recorded, None)  # the recorded order: the target anywhere
+    assert learned["file_ndcg"] > 95 > hand["file_ndcg"]
+    assert learn_repos.ranked_by(recorded[0], model.scores(recorded[0].rows))[0].path == \
+        recorded[0].query.targets[0].path

@@ -647,3 +647,25 @@ def test_a_ruby_instance_method_query_finds_the_instance_method(tmp_path: Path) 
     assert _first_line(index, "Client.push") == [7]
     assert _first_line(index, "Client#push") == [2]
     index.close()
+
+
+def test_a_key_only_a_config_file_holds_leads_a_keyword_only_search(
+    small_repo: Path, tmp_path: Path
+) -> None:
+    # BM25 alone: the project file holds `LangVersion` whole, the code only its parts; ranked
+    # by rank alone the config file's penalty put the code first.
+    (small_repo / "src").mkdir(exist_ok=True)
+    (small_repo / "src/Tasks.csproj").write_text(
+        "<Project>\n  <PropertyGroup>\n    <LangVersion>latest</LangVersion>\n"
+        "  </PropertyGroup>\n</Project>\n"
+    )
+    (small_repo / "taskboard/about.py").write_text(
+        '"""Version and language of the package."""\n\n__version__ = "1.0"\nlang = "en"\n\n\n'
+        "def version_string(lang: str = lang) -> str:\n"
+        '    return f"{lang} {__version__}"\n'
+    )
+    index = _open(small_repo, tmp_path)
+    index.update(embed=False)
+    results = index.search("LangVersion")
+    assert results.arms == ("keyword",)
+    assert results[0].path == "src/Tasks.csproj", [r.path for r in results]

@@ -165,7 +165,10 @@ def fuse(
     rank has run out of matching chunks, so its floor is BM25's zero). With `rrf`, or a single
     arm (where only its order matters, and RRF's rank curve suits `rerank`'s factors best on
     the dev sets), `reciprocal_rank_fusion` over the ranks, its scores divided by the best it
-    can give (`normalize_scores`).
+    can give (`normalize_scores`). But for an identifier searched by BM25 alone (an index
+    without vectors yet) its scores are kept, scaled 0-1 as in score fusion: the chunks that
+    hold the name whole lead those that hold only its parts by far more than a rank, and a
+    penalty (a config file's) must not reverse them.
     """
     arm_weights = {arm: weights_for(kind, settings).weight(arm) for arm in hits if hits[arm]}
     if settings.method == "score" and len(arm_weights) > 1:
@@ -173,6 +176,9 @@ def fuse(
             hits, arm_weights, floor_rank=settings.floor_rank, exhausted_floor={KEYWORD: 0.0},
             floor_score={SEMANTIC: settings.semantic_floor_score}, unseen={SEMANTIC: unseen},
         )
+    if settings.method == "score" and kind is QueryKind.IDENTIFIER and set(arm_weights) == {KEYWORD}:
+        scaled = normalise_arm(hits[KEYWORD], settings.floor_rank, exhausted_floor=0.0)
+        return sorted(scaled.items(), key=lambda pair: -pair[1])
     rankings = {arm: [item for item, _ in arm_hits] for arm, arm_hits in hits.items()}
     fused = reciprocal_rank_fusion(rankings, arm_weights, k=settings.k)
     normalised = normalize_scores([score for _, score in fused], weights=arm_weights, k=settings.k)
