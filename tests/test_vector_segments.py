@@ -238,3 +238,22 @@ def test_segmented_vectors_count_search_and_hide_as_one_store() -> None:
     assert hits[5] == pytest.approx(0.0, abs=1e-6) and hits[200] == pytest.approx(0.0, abs=1e-6)
     best = vectors.search(-main_vectors[0], 2)
     assert {key for key, _ in best} == {5, 200} and best[0][1] == pytest.approx(1.0, abs=0.01)
+
+
+def test_segmented_vectors_read_in_the_order_asked() -> None:
+    from sharc.vector_segments import SegmentedVectors
+    from sharc.vectors import VectorStore
+
+    rng = np.random.default_rng(5)
+    main_vectors = rng.standard_normal((10, 8))
+    main = VectorStore(8)
+    main.upsert(np.arange(1, 11, dtype=np.uint64), main_vectors)
+    delta = VectorStore(8)
+    delta.upsert(np.array([50, 3], dtype=np.uint64), -main_vectors[:2])  # key 3 replaced
+    vectors = SegmentedVectors(main, delta, frozenset({4}), (None, None))
+    # Main, delta, tombstoned, absent and replaced keys mixed: the rows follow the keys asked.
+    rows = vectors.vectors(np.array([7, 50, 4, 999, 3, 1], dtype=np.uint64))
+    expected = np.vstack([main_vectors[6], -main_vectors[0], -main_vectors[1], main_vectors[0]])
+    expected /= np.linalg.norm(expected, axis=1, keepdims=True)
+    assert rows.shape == (4, 8)
+    np.testing.assert_allclose(rows, expected, atol=0.02)

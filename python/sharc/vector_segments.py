@@ -229,22 +229,29 @@ class SegmentedVectors:
         return np.unique(np.concatenate(parts))
 
     def vectors(self, keys: np.ndarray) -> np.ndarray:
-        """The vectors of those of `keys` (uint64) that count, at unit length: each from the
-        delta where it has the key, else from the main file unless tombstoned."""
-        parts = []
-        rest = np.asarray(keys, dtype=np.uint64)
-        if self._delta is not None and len(rest):
-            in_delta = np.fromiter((key in self._delta for key in rest.tolist()), bool, len(rest))
-            parts.append(self._delta.vectors(rest[in_delta])[1])
-            rest = rest[~in_delta]
-        if self._main is not None and len(rest):
-            if self._tombstones:
-                rest = rest[[key not in self._tombstones for key in rest.tolist()]]
-            parts.append(self._main.vectors(rest)[1])
+        """The vectors of those of `keys` (uint64) that count, at unit length, in the order of
+        `keys`: each from the delta where it has the key, else from the main file unless
+        tombstoned."""
+        import numpy as np
+
+        keys = np.asarray(keys, dtype=np.uint64)
+        listed = keys.tolist()
+        in_delta = np.zeros(len(keys), dtype=bool)
+        if self._delta is not None and len(keys):
+            in_delta = np.fromiter((key in self._delta for key in listed), bool, len(keys))
+        in_main = ~in_delta if self._main is not None else np.zeros(len(keys), dtype=bool)
+        if self._tombstones and in_main.any():
+            in_main &= np.fromiter((key not in self._tombstones for key in listed), bool, len(keys))
         store = self._main or self._delta
-        if not parts or store is None:
-            return np.zeros((0, store.ndim if store is not None else 0), dtype=np.float32)
-        return np.vstack(parts)
+        rows = np.zeros((len(keys), store.ndim if store is not None else 0), dtype=np.float32)
+        found = np.zeros(len(keys), dtype=bool)
+        for part, wanted in ((self._delta, in_delta), (self._main, in_main)):
+            if part is None or not wanted.any():
+                continue
+            held, matrix = part.vectors(keys[wanted])  # in the order asked, absent keys left out
+            places = np.flatnonzero(wanted)[np.isin(keys[wanted], held)]
+            rows[places], found[places] = matrix, True
+        return rows[found]
 
     def search(self, vector: np.ndarray, limit: int) -> list[tuple[int, float]]:
         """The `limit` nearest keys with their similarity (0-1), best first."""
