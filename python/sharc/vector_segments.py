@@ -232,8 +232,6 @@ class SegmentedVectors:
         """The vectors of those of `keys` (uint64) that count, at unit length, in the order of
         `keys`: each from the delta where it has the key, else from the main file unless
         tombstoned."""
-        import numpy as np
-
         keys = np.asarray(keys, dtype=np.uint64)
         listed = keys.tolist()
         in_delta = np.zeros(len(keys), dtype=bool)
