@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pytest
-from sharc.manifest import DefinitionRow
+from sharc.manifest import DefinitionRow, ReferenceRow
 from sharc.ranking import (
     DEFAULT_SETTINGS,
     KEYWORD,
@@ -1320,8 +1320,16 @@ def test_the_shortest_qualified_name_and_a_body_come_first() -> None:
 class _Declarations:
     """A definition source over fixed `(id, language, symbol, header, code)` rows."""
 
-    def __init__(self, rows: list[tuple[str, str, str, str, str]]) -> None:
+    def __init__(
+        self, rows: list[tuple[str, str, str, str, str]], imports: Sequence[ReferenceRow] = ()
+    ) -> None:
         self.rows = rows
+        self.imports = list(imports)
+
+    def references_of_paths(
+        self, paths: Sequence[str], kinds: Sequence[str] = ()
+    ) -> list[ReferenceRow]:
+        return [r for r in self.imports if r.path in paths and (not kinds or r.kind in kinds)]
 
     def definitions_among(
         self, chunk_ids: Sequence[str], names: Sequence[str]
@@ -1468,3 +1476,53 @@ def test_a_module_the_chunker_split_is_found_by_its_qualified_name() -> None:
     ]
     assert _primary("Sidekiq::Job", scored)[0] == "part"
     assert _primary("Job", scored)[0] == "part"
+
+
+def test_a_short_type_stands_in_only_where_types_are_declared_forward_or_reopened() -> None:
+    from sharc.ranking.visibility import stands_in
+
+    assert stands_in("c", "parser", "struct parser;\n")
+    assert stands_in("ruby", "Engine", "class Engine\n  include Plugins\nend\n")
+    # A short function hands on to the one with the body, in any language.
+    assert stands_in("go", "Get", "func Get(key string) any { return v.Get(key) }\n")
+    # Where nothing declares a type forward, a short type is the whole of it.
+    assert not stands_in("haskell", "ByteString", "data ByteString = BS !(ForeignPtr Word8)\n  !Int\n")
+    assert not stands_in("rust", "Unit", "pub struct Unit;\n")
+
+
+def test_of_two_definitions_of_a_name_the_one_the_other_imports_is_built_upon() -> None:
+    strict = "Data/ByteString/Internal/Type.hs::ByteString"
+    lazy = "Data/ByteString/Lazy/Internal.hs::ByteString"
+    other = "Data/ByteString/Short/Internal.hs::ShortByteString"
+    rows = [
+        (strict, "haskell", "ByteString", "", "data ByteString = BS !(ForeignPtr Word8) !Int\n"),
+        (lazy, "haskell", "ByteString", "", "data ByteString\n  = Empty\n  | Chunk !S.ByteString ByteString\n"),
+        (other, "haskell", "ShortByteString", "", "data ShortByteString = SBS ByteArray#\n"),
+    ]
+    imports = [
+        ReferenceRow("Data/ByteString/Lazy/Internal.hs", lazy, "Type", "import", 3,
+                     "Data.ByteString.Internal"),
+        ReferenceRow("Data/ByteString/Lazy/Internal.hs", lazy, "Internal", "import", 4,
+                     "Data.ByteString.Short"),  # not a definition of the name asked
+        ReferenceRow("Data/ByteString/Internal/Type.hs", strict, "Word", "import", 5, "Data"),
+    ]
+    facts = definition_finder(_Declarations(rows, imports))(
+        [strict, lazy, other], ["ByteString", "ShortByteString"], missed=False
+    )
+    assert facts[strict].built_upon and not facts[lazy].built_upon
+    assert not facts[other].built_upon  # defined once: nothing to tell apart
+    assert not facts[strict].stub  # a short type is whole where nothing declares it forward
+
+
+def test_an_import_names_the_file_whose_path_ends_with_its_module_path() -> None:
+    from sharc.ranking.built_upon import built_upon, file_segments, module_segments
+
+    assert module_segments("Internal", "Data.ByteString") == ("Data", "ByteString", "Internal")
+    assert module_segments("Error", "crate::error") == ("error", "Error")
+    assert module_segments("errors", "./lib") == ("lib", "errors")
+    assert file_segments("src/lib/errors.ts") == ("src", "lib", "errors")
+    paths = {"src/lib/errors.ts", "src/app/errors.ts", "src/app/main.ts"}
+    row = ReferenceRow("src/app/errors.ts", "x", "errors", "import", 1, "../lib")
+    assert built_upon(paths, [row]) == {"src/lib/errors.ts"}
+    bare = ReferenceRow("src/app/errors.ts", "x", "errors", "import", 1, "")
+    assert built_upon(paths, [bare]) == set()  # one segment names no file surely enough

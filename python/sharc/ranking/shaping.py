@@ -81,8 +81,10 @@ def primary_key(
     (not a forward declaration, prototype or one-line reopening), the part that declares it
     (not a long doc comment the chunker cut off from its declaration), and with a keyword
     (`def start_link`, not a part whose doc examples only call it), the shortest
-    qualified name (`Http::Client` before `Http::Auth::Basic::Client`), the larger body by
-    powers of two (a copy kept for an older platform, or a theme's override, is smaller)."""
+    qualified name (`Http::Client` before `Http::Auth::Basic::Client`), the one the others
+    build on (its file imported by another's: the strict `ByteString` the lazy one is made
+    of), the larger body by powers of two (a copy kept for an older platform, or a theme's
+    override, is smaller)."""
     stub = facts is not None and facts.stub
     # Named outside comments, then declared with a keyword (`def`, `fn`, `class`...).
     declared = int(facts is None or not facts.undeclared) + int(
@@ -97,6 +99,7 @@ def primary_key(
         int(not stub),
         declared,
         NESTING_LEVELS - depth,
+        int(facts is not None and facts.built_upon),
         min(SIZE_LEVELS, lines.bit_length()),
     )
 

@@ -20,6 +20,8 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import NamedTuple, Protocol
 
+from sharc.ranking.built_upon import ImportRow, built_upon
+
 #: Words that, before a definition's name on its line, make it private to its file, module or
 #: type.
 PRIVATE_MARKERS = frozenset(
@@ -49,6 +51,10 @@ class DefinitionSource(Protocol):
 
     def definitions_named(self, names: Sequence[str]) -> Sequence[NamedDefinition]: ...
 
+    def references_of_paths(
+        self, paths: Sequence[str], kinds: Sequence[str] = ()
+    ) -> Sequence[ImportRow]: ...
+
 
 #: A name with more whole definitions than this is a common one (`parse`, `init`): the arms'
 #: candidates stand for it, and no definition the arms missed is added.
@@ -67,8 +73,8 @@ class DefinitionFacts(NamedTuple):
     restricted: bool = False
     #: Marked deprecated above or on its declaration (`declared_deprecated`).
     deprecated: bool = False
-    #: No body to speak of: a forward declaration, a prototype, or a type reopened for a line
-    #: or two elsewhere (`declared_stub`).
+    #: No body to speak of: a forward declaration, a prototype, a type reopened for a line
+    #: or two elsewhere, or a short function that hands on to another (`stands_in`).
     stub: bool = False
     #: Its code never names it outside comments: the doc comment of a definition that the
     #: chunker cut off from the declaration it documents.
@@ -77,6 +83,9 @@ class DefinitionFacts(NamedTuple):
     #: of the parts of a definition the chunker cut, the one with `def start_link`, not the
     #: one whose doc examples call `start_link(...)`.
     keyword_declared: bool = False
+    #: Its file is imported by the file of another definition of the same name: the one the
+    #: others build on (`sharc.ranking.built_upon`).
+    built_upon: bool = False
 
 
 def definition_finder(
@@ -92,9 +101,11 @@ def definition_finder(
         if missed:
             chunk_ids = [*chunk_ids, *missed_definitions(source, chunk_ids, names)]
         found = {}
+        symbols: dict[str, str] = {}
         for chunk_id, language, symbol, header, code in source.definitions_among(
             chunk_ids, names
         ):
+            symbols[chunk_id] = symbol
             private = declared_private(language, symbol, code)
             restricted = declared_restricted(language, symbol, code)
             if language == "rust":
@@ -104,13 +115,38 @@ def definition_finder(
                 class_level=class_level(language, symbol, header, code),
                 restricted=restricted,
                 deprecated=declared_deprecated(symbol, code),
-                stub=declared_stub(symbol, code),
+                stub=stands_in(language, symbol, code),
                 undeclared=bool(symbol) and _declaring_line(symbol, code) is None,
                 keyword_declared=bool(symbol) and declared_with_keyword(symbol, code),
             )
-        return found
+        return _with_foundations(source, found, symbols)
 
     return defines
+
+
+def _with_foundations(
+    source: DefinitionSource, found: dict[str, DefinitionFacts], symbols: dict[str, str]
+) -> dict[str, DefinitionFacts]:
+    """`found` with `built_upon` set for the definitions whose file the file of another
+    definition of the same symbol imports (read for symbols defined in several files, but not
+    in more than `MISSED_DEFINITIONS`: a common name's files import each other for other
+    reasons)."""
+    files: dict[str, set[str]] = {}
+    for chunk_id, symbol in symbols.items():
+        files.setdefault(symbol, set()).add(_path_of(chunk_id))
+    shared = [paths for paths in files.values() if 1 < len(paths) <= MISSED_DEFINITIONS]
+    if not shared:
+        return found
+    imports = source.references_of_paths(sorted(set().union(*shared)), ("import",))
+    upon = set().union(*(built_upon(paths, imports) for paths in shared))
+    return {
+        chunk_id: facts._replace(built_upon=True) if _path_of(chunk_id) in upon else facts
+        for chunk_id, facts in found.items()
+    }
+
+
+def _path_of(chunk_id: str) -> str:
+    return chunk_id.split("::", 1)[0]
 
 
 def missed_definitions(
@@ -187,7 +223,7 @@ def rust_reach(chunk_id: str, header: str, private: bool, restricted: bool) -> t
     modules = [
         found for scope in _header_scopes(header) if (found := _RUST_MODULE.match(scope))
     ]  # innermost first
-    at_crate_root = is_crate_root(chunk_id.split("::", 1)[0])
+    at_crate_root = is_crate_root(_path_of(chunk_id))
     if private:  # visible in its own module, and in the whole crate if that is the root
         return (bool(modules) or not at_crate_root, not modules and at_crate_root)
     for depth, module in enumerate(modules):
@@ -251,6 +287,35 @@ def declared_stub(symbol: str, code: str) -> bool:
     if len(lines) == 1 and lines[0].endswith(";") and "{" not in lines[0]:
         return True
     return len(lines) <= STUB_LINES
+
+
+#: Languages that declare a type forward or reopen it, so that a short type definition can
+#: stand in for the one with the body: C, C++ and Objective-C (`struct parser;`), Ruby (a
+#: class reopened to add a line), C# (a partial part), TypeScript and OCaml interfaces.
+STUB_LANGUAGES = frozenset(
+    {"c", "cpp", "objc", "ruby", "csharp", "typescript", "tsx", "ocaml_interface"}
+)
+
+
+#: Words that, before a name on its line, declare a type (or a module).
+TYPE_KEYWORDS = frozenset({
+    "class", "struct", "enum", "union", "interface", "trait", "protocol", "record", "object",
+    "data", "newtype", "type", "module", "defmodule", "typedef",
+})
+
+
+def stands_in(language: str, symbol: str, code: str) -> bool:
+    """Whether a definition with no body to speak of (`declared_stub`) stands in for another
+    of its name: a short function anywhere (a wrapper that hands on to the one with the body:
+    Go's package-level `Get` for `(*Viper).Get`), a short type only where types are declared
+    forward or reopened (`STUB_LANGUAGES`). Elsewhere a short type is the whole of it:
+    Haskell's `data ByteString = BS ...`, Rust's `struct Unit;`."""
+    if not declared_stub(symbol, code):
+        return False
+    if language in STUB_LANGUAGES:
+        return True
+    words = _words_before(symbol, code)
+    return not (words and TYPE_KEYWORDS.intersection(words))
 
 
 def _words_before(symbol: str, code: str) -> list[str] | None:

@@ -1,0 +1,63 @@
+"""Of several definitions of one name, the one the others build on: a definition whose file the
+file of another definition of the same name imports. Haskell's lazy `ByteString`
+(`Data/ByteString/Lazy/Internal.hs`) is made of strict chunks, and its module imports
+`Data.ByteString.Internal.Type`, where the strict `ByteString` is defined: asked for
+`ByteString`, the strict one comes first.
+
+An import is read as the module path it names (`qualifier` then `name`: `Data.ByteString` and
+`Internal`, `crate::error` and `Error`, `./errors`), and it names a file whose path, less its
+extension, ends with those segments. A bare name (`import os`) names no file surely enough.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterable
+from typing import Protocol
+
+#: What separates the segments of a module path, in the languages' spellings.
+_SEPARATORS = re.compile(r"::|[./\\]")
+#: Segments that say where to start, not where to go.
+_RELATIVE = frozenset({"", "crate", "self", "super", "@"})
+
+
+class ImportRow(Protocol):
+    """An import made in a file (`sharc.manifest.ReferenceRow` of kind `import`)."""
+
+    @property
+    def path(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def qualifier(self) -> str: ...
+
+
+def module_segments(name: str, qualifier: str) -> tuple[str, ...]:
+    """The segments of the module path an import names: `("Data", "ByteString", "Internal")`
+    for name `Internal` under `Data.ByteString`."""
+    text = f"{qualifier}.{name}" if qualifier else name
+    return tuple(part for part in _SEPARATORS.split(text) if part not in _RELATIVE)
+
+
+def file_segments(path: str) -> tuple[str, ...]:
+    """The segments of `path` less the file's extension: `("src", "errors")` for
+    `src/errors.ts`."""
+    directory, _, name = path.rpartition("/")
+    stem = name.split(".", 1)[0] or name
+    return (*directory.split("/"), stem) if directory else (stem,)
+
+
+def built_upon(paths: Collection[str], imports: Iterable[ImportRow]) -> set[str]:
+    """Those of `paths` that an import made in another of `paths` names."""
+    tails = {path: file_segments(path) for path in paths}
+    found: set[str] = set()
+    for row in imports:
+        wanted = module_segments(row.name, row.qualifier)
+        if len(wanted) < 2 or row.path not in tails:
+            continue
+        for path, segments in tails.items():
+            if path != row.path and segments[-len(wanted):] == wanted:
+                found.add(path)
+    return found
