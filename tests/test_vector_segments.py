@@ -257,3 +257,13 @@ def test_segmented_vectors_read_in_the_order_asked() -> None:
     expected /= np.linalg.norm(expected, axis=1, keepdims=True)
     assert rows.shape == (4, 8)
     np.testing.assert_allclose(rows, expected, atol=0.02)
+
+
+def test_segmented_vectors_over_an_empty_main_file() -> None:
+    from sharc.vector_segments import SegmentedVectors
+    from sharc.vectors import VectorStore
+
+    empty = VectorStore(8)
+    assert SegmentedVectors(empty, None, frozenset(), (None, None)).vectors(
+        np.array([1, 2], dtype=np.uint64)
+    ).shape == (0, 8)

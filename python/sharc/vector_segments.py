@@ -240,7 +240,7 @@ class SegmentedVectors:
         in_main = ~in_delta if self._main is not None else np.zeros(len(keys), dtype=bool)
         if self._tombstones and in_main.any():
             in_main &= np.fromiter((key not in self._tombstones for key in listed), bool, len(keys))
-        store = self._main or self._delta
+        store = self._main if self._main is not None else self._delta  # an empty one is falsy
         rows = np.zeros((len(keys), store.ndim if store is not None else 0), dtype=np.float32)
         found = np.zeros(len(keys), dtype=bool)
         for part, wanted in ((self._delta, in_delta), (self._main, in_main)):
