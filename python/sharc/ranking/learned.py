@@ -4,9 +4,8 @@ The hand-tuned stages multiply a fused score by boosts and penalties. Here the s
 laid out as one row of features per candidate (each arm's scaled score and rank, the hand-tuned
 score, definition and qualified matches, path and name words, file coherence, chunk length,
 tier, test/doc/example flags), and a candidate's score is the dot product of its row with
-weights trained on the repository benchmark's dev repositories (`benches.quality.learn_repos`;
-its first version, in git at 5389e58, wrote the shipped `sharc.ranking.learned_weights`).
-Numpy only.
+weights trained on the repository benchmark's dev repositories (`benches.quality.learn_repos`,
+which wrote `sharc.ranking.learned_weights`). Numpy only.
 """
 
 from __future__ import annotations
