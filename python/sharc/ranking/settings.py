@@ -176,11 +176,12 @@ class RankingSettings:
 
     # -- combination -----------------------------------------------------------------------
     #: One of `COMBINATIONS`. `learned` (trained on the repository benchmark's dev
-    #: repositories) did not win clearly on the held-out ones: file NDCG@10 +2.4 [-0.7, +5.3]
-    #: (dev cross-validation +0.1 [-1.5, +1.7]); an earlier fit lost on the older sets (CoSQA
-    #: dev MRR 48.1 against 51.3, CodeSearchNet-style MRR@10 47.0 against 53.0) and it reads
-    #: every candidate's features (about 4-5 ms more CPU per search at 100k chunks), so
-    #: `hand` stays the default.
+    #: repositories, `benches.quality.learn_repos`) does not win clearly on the held-out ones:
+    #: refit at stop 45, file NDCG@10 +0.4 [-1.6, +2.4] with definition at 1 89.2 against
+    #: 97.3 (dev cross-validation -1.2 [-2.4, -0.0]); an earlier fit (+2.4 [-0.7, +5.3]) lost
+    #: on the older sets (CoSQA dev MRR 48.1 against 51.3, CodeSearchNet-style MRR@10 47.0
+    #: against 53.0); and it reads every candidate's features (about 4-5 ms more CPU per
+    #: search at 100k chunks), so `hand` stays the default.
     combination: str = "hand"
     #: The learned combination's `(feature, weight)` pairs and bias; empty: the weights
     #: shipped in `sharc.ranking.learned_weights`.
