@@ -669,3 +669,27 @@ def test_a_key_only_a_config_file_holds_leads_a_keyword_only_search(
     results = index.search("LangVersion")
     assert results.arms == ("keyword",)
     assert results[0].path == "src/Tasks.csproj", [r.path for r in results]
+
+
+def test_a_reader_reloads_the_keyword_index_only_after_a_commit(
+    small_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sharc.keyword import KeywordStore
+
+    index = _open(small_repo, tmp_path)
+    index.update(embed=False)
+    reloads: list[Path] = []
+    original = KeywordStore.reload
+    monkeypatch.setattr(
+        KeywordStore, "reload", lambda self: (reloads.append(self.directory), original(self))[1]
+    )
+    reader = _open(small_repo, tmp_path)  # another process's view, as a server has
+    for _ in range(3):
+        assert reader.search("hash_password", mode="keyword")
+    assert reloads == []  # nothing written: no reload, the same snapshot
+    (small_repo / "taskboard" / "tokens.py").write_text(
+        "def mint_quokka_token():\n    return 'q'\n"
+    )
+    index.update(embed=False)
+    assert reader.search("mint_quokka_token", mode="keyword")[0].symbol == "mint_quokka_token"
+    assert reloads  # the commit was seen

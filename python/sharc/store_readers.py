@@ -1,10 +1,12 @@
 """The stores a reader of one index keeps open between searches: the manifest and the keyword
 indexes (of chunks, and of whole files), each opened on first use; the keyword indexes see the
-latest commit at every search. The vectors have their own reader (`sharc.vector_reader`).
+latest commit at every search (reloaded when a commit rewrote their `meta.json`). The vectors
+have their own reader (`sharc.vector_reader`).
 """
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -34,6 +36,8 @@ class StoreReaders:
         self._manifest: Manifest | None = None
         self._keyword: KeywordStore | None = None
         self._file_keyword: KeywordStore | None = None
+        #: The commit each keyword store was last loaded at (`_commit_of`), by directory.
+        self._loaded: dict[Path, tuple[int, int, int] | None] = {}
 
     def manifest(self) -> Manifest:
         with self._lock:
@@ -50,8 +54,9 @@ class StoreReaders:
         with self._lock:
             if self._keyword is None:
                 self._keyword = self._open_first_keyword()
+                self._loaded[self._keyword.directory] = _commit_of(self._keyword.directory)
             else:
-                self._keyword.reload()
+                self._refresh(self._keyword)
             return self._keyword
 
     def file_keyword(self) -> KeywordStore | None:
@@ -65,9 +70,22 @@ class StoreReaders:
                     )
                 except FileNotFoundError:
                     return None
+                self._loaded[self._file_keyword.directory] = _commit_of(
+                    self._file_keyword.directory
+                )
             else:
-                self._file_keyword.reload()
+                self._refresh(self._file_keyword)
             return self._file_keyword
+
+    def _refresh(self, store: KeywordStore) -> None:
+        """Reload `store` if a commit was made since it was last loaded: while nothing is
+        written, a search costs a `stat`, not a reload and a new searcher (0.3 ms of a search
+        at 100k chunks). The commit is noted before the reload: one that lands in between is
+        loaded now and again at the next search, never missed."""
+        commit = _commit_of(store.directory)
+        if commit is None or commit != self._loaded.get(store.directory):
+            self._loaded[store.directory] = commit
+            store.reload()
 
     def forget(self) -> None:
         """Close every store; the next use opens them again."""
@@ -78,6 +96,7 @@ class StoreReaders:
                 if store is not None:
                     store.close()
             self._manifest = self._keyword = self._file_keyword = None
+            self._loaded.clear()
 
     def _open_first_keyword(self) -> KeywordStore:
         """The keyword index; while the first update is creating it, wait for it briefly."""
@@ -98,3 +117,13 @@ class StoreReaders:
                         " few seconds"
                     ) from None
                 time.sleep(0.1)
+
+
+def _commit_of(directory: Path) -> tuple[int, int, int] | None:
+    """Which commit a keyword index's directory holds, as its `meta.json`'s inode, size and
+    modification time (tantivy rewrites the file at every commit); None where it is missing."""
+    try:
+        found = os.stat(directory / "meta.json")
+    except OSError:
+        return None
+    return found.st_ino, found.st_size, found.st_mtime_ns
