@@ -36,7 +36,9 @@ class StoreReaders:
         self._manifest: Manifest | None = None
         self._keyword: KeywordStore | None = None
         self._file_keyword: KeywordStore | None = None
-        #: The commit each keyword store was last loaded at (`_commit_of`), by directory.
+        #: The commit each keyword store was last reloaded at (`_commit_of`), by directory;
+        #: none at first (a commit between opening a store and noting it is not missed: the
+        #: second search reloads once).
         self._loaded: dict[Path, tuple[int, int, int] | None] = {}
 
     def manifest(self) -> Manifest:
@@ -54,7 +56,6 @@ class StoreReaders:
         with self._lock:
             if self._keyword is None:
                 self._keyword = self._open_first_keyword()
-                self._loaded[self._keyword.directory] = _commit_of(self._keyword.directory)
             else:
                 self._refresh(self._keyword)
             return self._keyword
@@ -70,9 +71,6 @@ class StoreReaders:
                     )
                 except FileNotFoundError:
                     return None
-                self._loaded[self._file_keyword.directory] = _commit_of(
-                    self._file_keyword.directory
-                )
             else:
                 self._refresh(self._file_keyword)
             return self._file_keyword
