@@ -792,6 +792,35 @@ def test_code_crowded_out_by_tests_is_searched_for_deeper() -> None:
     assert depths == [100, 100]
 
 
+def test_asking_for_more_results_does_not_change_the_first_ones() -> None:
+    # Three tests match far better than any code: whether they crowd the code out is read
+    # over the same first results whatever the limit (it was the first `limit`: 3 tests of
+    # 3 or 8 crowded, 3 of 10 did not, and the first result changed with the limit).
+    records = {f"t{i}": Candidate(f"t{i}", f"tests/test_{i}.py", f"test_{i}") for i in range(3)}
+    records |= {f"c{i}": Candidate(f"c{i}", f"src/mod_{i}.py", f"step_{i}") for i in range(397)}
+    scored = [("t0", 1.0), ("t1", 0.999), ("t2", 0.998)]
+    scored += [(f"c{i}", 0.2 - i / 1000) for i in range(397)]
+
+    def arm(query: str, depth: int) -> list[tuple[str, float]]:
+        return scored[:depth]
+
+    def read(ids: list[str]) -> dict[str, Candidate]:
+        return {i: records[i] for i in ids if i in records}
+
+    arms = {KEYWORD: arm, SEMANTIC: arm}
+    firsts = {
+        limit: [c.id for c, _ in rank("how are jobs run", arms, read, limit=limit).candidates[:3]]
+        for limit in (3, 8, 10, 12, 20, 40)
+    }
+    assert len({tuple(first) for first in firsts.values()}) == 1, firsts
+    # A window of three reads the tests as a crowd: the code comes first, at every limit.
+    narrow = RankingSettings(crowded_window=3)
+    assert {
+        rank("how are jobs run", arms, read, limit=limit, settings=narrow).candidates[0][0].id
+        for limit in (3, 10, 40)
+    } == {"c0"}
+
+
 def test_a_name_defined_only_in_generated_code_is_still_found() -> None:
     # A tree of generated modules: the one that defines the queried name is asked for, and the
     # deeper search past the crowd must not drop it.

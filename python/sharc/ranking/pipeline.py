@@ -78,10 +78,18 @@ class Ranking(Generic[C]):
     kind: QueryKind
 
 
+#: Hits each arm returns per result asked for, past `RankingSettings.candidates`.
+HITS_PER_RESULT = 3
+
+
 def candidate_depth(limit: int, filtered: bool, minimum: int = 100) -> int:
     """How many hits each arm returns: enough for the stages to reorder and filter, and for
-    files first to see several candidates per file."""
-    return max(minimum, limit * 10) * (4 if filtered else 1)
+    files first to see several candidates per file. The same for every limit up to
+    `minimum / HITS_PER_RESULT`, so that asking for more results does not change the first
+    ones (ten per result made a search for 30 read 300 hits, and 16 of the repository
+    benchmark's 471 dev questions put other files among their first three than a search for
+    10 did)."""
+    return max(minimum, limit * HITS_PER_RESULT) * (4 if filtered else 1)
 
 
 def rank(
@@ -133,17 +141,21 @@ def rank(
         name = asked_name(query, defines, spelled)
         query = name or query
 
+    # The crowding of the first `crowded_window` results decides a re-search: they are ranked
+    # exactly, however few results are asked for.
+    exact = max(limit, settings.crowded_window) if settings.crowded_depth_factor > 1 else limit
+
     def ranked_from(hits: Mapping[str, Sequence[tuple[str, float]]]) -> Ranking[C]:
         return rank_hits(
             query, hits, read, settings=settings, accepts=accepts, include_tests=include_tests,
-            max_per_file=max_per_file, limit=limit, graph=graph, defines=defines,
+            max_per_file=max_per_file, limit=exact, graph=graph, defines=defines,
             unseen=unseen, read_text=read_text, files=files, cohesion=cohesion,
         )
 
     hits = {name: arm(query, depth) for name, arm in arms.items()}
     ranked = ranked_from(hits)
     exhausted = all(len(arm_hits) < depth for arm_hits in hits.values())
-    if not exhausted and _crowded_out(query, ranked, limit, include_tests, settings):
+    if not exhausted and _crowded_out(query, ranked, include_tests, settings):
         intent = QueryIntent.of(query, ranked.kind, include_tests=include_tests)
         ranked = ranked_from(_uncrowded_hits(query, arms, read, depth, intent, settings))
     candidates = ranked.candidates
@@ -226,14 +238,14 @@ def _uncrowded_hits(
 def _crowded_out(
     query: str,
     ranked: Ranking[C],
-    limit: int,
     include_tests: bool | None,
     settings: RankingSettings,
 ) -> bool:
     """Whether chunks the query did not ask for (tests, examples, vendored or generated
-    code: `crowds`) fill more than `crowded_share` of the top `limit`: in a repository
-    made mostly of tests, the arms' best hundred can hold almost nothing else, and the code
-    the question is about is not among the candidates at all."""
+    code: `crowds`) fill more than `crowded_share` of the first `crowded_window` results
+    (not of those asked for: asking for more results must not change the first ones): in a
+    repository made mostly of tests, the arms' best hundred can hold almost nothing else,
+    and the code the question is about is not among the candidates at all."""
     if settings.crowded_depth_factor <= 1 or not ranked.candidates:
         return False
     intent = QueryIntent.of(query, ranked.kind, include_tests=include_tests)
@@ -241,7 +253,7 @@ def _crowded_out(
         # A search for a name's definition: `definitions_first` finds it wherever it lives, and
         # the tests or generated code around it are what else the name is about.
         return False
-    top = ranked.candidates[:limit]
+    top = ranked.candidates[: settings.crowded_window]
     crowding = sum(_unasked(chunk, intent) for chunk, _ in top)
     return crowding > settings.crowded_share * len(top)
 
