@@ -813,6 +813,17 @@ def test_asking_for_more_results_does_not_change_the_first_ones() -> None:
         for limit in (3, 8, 10, 12, 20, 40)
     }
     assert len({tuple(first) for first in firsts.values()}) == 1, firsts
+    # The arms are asked as deep for 3 results as for 30 (the same candidates, ranked alike),
+    # and deeper only for more results than that depth can hold.
+    asked: list[int] = []
+
+    def counting(query: str, depth: int) -> list[tuple[str, float]]:
+        asked.append(depth)
+        return scored[:depth]
+
+    for limit in (3, 10, 30, 60):
+        rank("how are jobs run", {KEYWORD: counting, SEMANTIC: counting}, read, limit=limit)
+    assert asked == [100] * 6 + [180] * 2
     # A window of three reads the tests as a crowd: the code comes first, at every limit.
     narrow = RankingSettings(crowded_window=3)
     assert {
