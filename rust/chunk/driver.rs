@@ -383,6 +383,19 @@ impl<'s, 't> Chunker<'s, 't> {
         self.consumed = end;
     }
 
+    /// The start of the line where a comment opens `[from, to)`, when only whitespace comes
+    /// before it there.
+    fn comment_start(&self, from: usize, to: usize) -> Option<usize> {
+        let bytes = self.source.bytes();
+        let mut at = from;
+        while at < to && bytes[at].is_ascii_whitespace() {
+            at += 1;
+        }
+        let rest = self.source.slice(at, to);
+        (at < to && !self.spec.comment.is_empty() && rest.starts_with(self.spec.comment))
+            .then(|| self.source.line_start(at))
+    }
+
     /// Open a container's scope: a class gets a class-level draft, a namespace only context;
     /// its members go on the stack.
     fn container(&mut self, item: Item<'t>, stack: &mut Vec<Task<'t>>) {
@@ -453,7 +466,23 @@ impl<'s, 't> Chunker<'s, 't> {
             let pending = self.run.as_ref().is_some_and(|run| run.frame == parent);
             match members.first_mut() {
                 Some(first) if !pending => first.start = start,
-                _ => {
+                Some(first) => {
+                    // A comment between the opening line and the first member documents the
+                    // member, as if the namespace were not there (Ruby's lie outside the
+                    // module's body node): the run takes the opening line alone.
+                    let opening_end = self
+                        .source
+                        .start_of_line(self.source.line_of(start) + 1)
+                        .min(header_end);
+                    let comment = self.comment_start(opening_end, first.start);
+                    let taken = comment.map_or(header_end, |_| opening_end);
+                    self.code(start, taken, parent);
+                    self.consumed = self.consumed.max(taken);
+                    if let Some(comment) = comment {
+                        first.start = comment;
+                    }
+                }
+                None => {
                     self.code(start, header_end, parent);
                     self.consumed = self.consumed.max(header_end);
                 }

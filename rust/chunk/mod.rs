@@ -9,13 +9,13 @@
 //!   symbol's doc comments, decorators and attributes written right above it belong to it.
 //!   Nested functions stay inside their enclosing symbol.
 //! - **Class-level chunks** — one per class-like container (class, interface, trait, impl,
-//!   object, protocol, ...): the signature with decorators, the fields, the constructor in
+//!   object, protocol, a Ruby module that defines methods itself, ...): the signature with decorators, the fields, the constructor in
 //!   full and a one-line summary per method (`signature { ... }`); a container without
 //!   methods is its source as written. Its id is `"{path}::{fqn}::class"` (`::object` for
 //!   Scala/Kotlin objects, `::extension` for Swift extensions), its line range the whole
 //!   container. Constructors are not chunked on their own; every other method is.
-//! - **Namespaces** (TS `namespace`/`module`, C++/C#/PHP namespaces, Rust `mod`, Ruby
-//!   `module`, Elixir `defmodule`) only give context; their opening line joins the code
+//! - **Namespaces** (TS `namespace`/`module`, C++/C#/PHP namespaces, Rust `mod`, a Ruby
+//!   `module` of modules and classes, Elixir `defmodule`) only give context; their opening line joins the code
 //!   right before it or else their first member.
 //! - **Module chunks** — everything else (imports, constants, statements between symbols,
 //!   loose code in namespaces) in runs of consecutive code, kind `"module"`, symbol `""`,
@@ -135,7 +135,7 @@ pub use types::{ChunkOptions, FileChunks};
 /// any language (a new grammar or chunker included). An index made under another number reads
 /// every file again on its next update and replaces the chunks that changed; a chunk whose
 /// text stayed the same keeps its vector.
-const RULES: u32 = 17;
+const RULES: u32 = 18;
 
 /// The identifier of this chunker, stored by an index with its chunks.
 pub fn version() -> String {

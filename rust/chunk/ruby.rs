@@ -1,4 +1,5 @@
-//! Ruby: classes are class-like (`initialize` is the constructor), modules are namespaces,
+//! Ruby: classes are class-like (`initialize` is the constructor), and so are modules that
+//! define methods themselves (mixins); modules of modules and classes only are namespaces,
 //! `def` and `def self.` methods are chunks. The methods of a class's `class << self` block
 //! are the class's, in a scope of their own whose context says `class << self`: Ruby's
 //! `Client#push` (an instance method) is then told from `Client.push` (a class method), which
@@ -30,6 +31,12 @@ fn classify<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {
     let body = || node.child_by_field_name("body");
     match node.kind() {
         "class" => Container::class("class", "class", name_of(node, source), body()),
+        // A module that defines methods itself is a mixin, read as a class is: one chunk with
+        // its opening line, its loose code and a line per method, where `Sidekiq::Job` is
+        // found whole. A module of modules and classes only is a namespace.
+        "module" if body().is_some_and(defines_methods) => {
+            Container::class("module", "module", name_of(node, source), body())
+        }
         "module" => Container::namespace("module", name_of(node, source), body()),
         "method" => {
             let name = name_of(node, source);
@@ -59,6 +66,15 @@ fn classify<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {
         "call" => spec_call(node, source),
         _ => Role::Code,
     }
+}
+
+/// Whether a module's body defines a method among its own statements (`def`, `def self.`).
+fn defines_methods(body: Node) -> bool {
+    let mut cursor = body.walk();
+    let found = body
+        .named_children(&mut cursor)
+        .any(|child| matches!(child.kind(), "method" | "singleton_method"));
+    found
 }
 
 /// RSpec's and minitest/spec's groups and examples: `describe Client do` and `context "when
