@@ -177,6 +177,11 @@ def test_a_name_in_another_case_is_asked_as_the_code_spells_it() -> None:
         ("where is `request.js`?", "request.js"),
         ("open the cJSON.c file", "cJSON.c"),
         ("the request file", "request"),
+        ("the methods file", "methods"),  # methods.rb: a word that frames questions, named
+        ("where is the types file?", "types"),
+        ("the file", None),
+        ("which file defines it", None),
+        ("open the class file", "class"),
         ("Server.listen", "Server.listen"),  # a file only if one is indexed: the caller asks
         ("where is request.js used", None),
         ("request.js and response.js", None),

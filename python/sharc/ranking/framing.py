@@ -190,19 +190,29 @@ def named_file(query: str) -> str | None:
     name without the extension where the query says `file` ("the request file" -> request).
     None otherwise; whether such a file is indexed is for the caller to look up
     (`Server.listen` looks like one)."""
-    names, words, says_file = [], [], False
+    names, words, says_file, before_file = [], [], False, None
+    previous = None
     for token in query.split():
         bare = token.strip("?!,;:").strip(_QUOTES).removeprefix("./")
         if _FILE_NAME.fullmatch(bare):
             names.append(bare)
         elif bare.lower() in ("file", "files"):
-            says_file = True
+            says_file, before_file = True, before_file or previous
         elif bare.lower() not in _FILE_FRAMING_WORDS:
             words.append(bare)
+        previous = bare
     if len(names) == 1 and not words:
         return names[0]
     if not names and says_file and len(words) == 1 and re.fullmatch(r"[\w-]+", words[0]):
         return words[0]
+    # A file named by a word that frames questions ("the methods file": methods.rb, "the
+    # types file"): the word right before `file`, where nothing else names one.
+    if (
+        not names and not words and before_file
+        and before_file.lower() in _DEFINITION_WORDS
+        and re.fullmatch(r"[\w-]+", before_file)
+    ):
+        return before_file
     return None
 
 
