@@ -206,7 +206,7 @@ def named_file(query: str) -> str | None:
     if not names and says_file and len(words) == 1 and re.fullmatch(r"[\w-]+", words[0]):
         return words[0]
     # A file named by a word that frames questions ("the methods file": methods.rb, "the
-    # types file"): the word right before `file`, where nothing else names one.
+    # class file"): the word right before `file`, where nothing else names one.
     if (
         not names and not words and before_file
         and before_file.lower() in _DEFINITION_WORDS
