@@ -207,11 +207,7 @@ def named_file(query: str) -> str | None:
         return words[0]
     # A file named by a word that frames questions ("the methods file": methods.rb, "the
     # class file"): the word right before `file`, where nothing else names one.
-    if (
-        not names and not words and before_file
-        and before_file.lower() in _DEFINITION_WORDS
-        and re.fullmatch(r"[\w-]+", before_file)
-    ):
+    if not names and not words and before_file and before_file.lower() in _DEFINITION_WORDS:
         return before_file
     return None
 
