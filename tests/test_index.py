@@ -399,11 +399,12 @@ def test_results_are_files_with_their_other_close_hits_under_them(built: Index) 
     paths = [hit.path for hit in response]
     assert len(paths) == len(set(paths)) == 4 and paths[0] == "taskboard/storage.py"
     assert response[0].symbol == "load_tasks" and response[0].same_file_hits
-    share = built.ranking_settings.same_file_share
     for hit in response:
         assert len(hit.same_file_hits) <= 2  # max_per_file=3: the best and two more
         for other in hit.same_file_hits:
-            assert other.path == hit.path and other.score >= share * hit.score
+            # Scores as shown (scaled by the best result's): the order holds; which hits
+            # are close enough is read on the raw scores (`test_ranking`).
+            assert other.path == hit.path and hit.score >= other.score > 0
             assert not other.same_file_hits
     reading = response.all_hits()
     assert reading[: 1 + len(response[0].same_file_hits)] == [

@@ -91,7 +91,8 @@ def test_the_same_file_in_two_roots_stays_two_files(roots: dict[str, Index]) -> 
         (str(full.root), "taskboard/models.py", "sort_for_display"),
         (str(partial.root), "taskboard/models.py", "sort_for_display"),
     }
-    assert many[0].score == many[1].score
+    # Alike within the roots' keyword statistics (each has a file the other lacks).
+    assert many[0].score == pytest.approx(many[1].score, rel=0.01)
 
 
 def test_each_root_answers_what_only_it_holds(roots: dict[str, Index]) -> None:

@@ -532,7 +532,7 @@ def test_result_groups_are_files_with_their_close_later_candidates() -> None:
     def shown(groups: list[list[tuple[Candidate, float]]]) -> list[list[str]]:
         return [[c.symbol for c, _ in group] for group in groups]
 
-    # A score above 1 shows as 1: "a"'s later candidates need 0.7 of 1, not of 2.
+    # A score above 1 counts as 1: "a"'s later candidates need 0.7 of 1, not of 2.
     grouped = result_groups(pairs, 3, by_file=True, per_file=3, share=0.7)
     assert shown(grouped) == [["0", "2", "3"], ["1"], ["4"]]  # "b" at 0.5 < 0.7 x 0.9
     assert shown(result_groups(pairs, 3, by_file=True, per_file=None, share=0.7)) == [
@@ -543,6 +543,20 @@ def test_result_groups_are_files_with_their_close_later_candidates() -> None:
     ]
     assert shown(result_groups(pairs, 2, by_file=False, per_file=3, share=0.7)) == [["0"], ["1"]]
     assert result_groups([], 5, by_file=True, per_file=3, share=0.7) == []
+
+
+def test_shown_scores_keep_the_order_of_scores_above_one() -> None:
+    scored = [("a", 2.0), ("b", 1.5), ("a", 1.2), ("c", 0.5)]
+    pairs = [(chunk(path, str(n)), score) for n, (path, score) in enumerate(scored)]
+    for by_file in (True, False):
+        shown = [score for group in result_groups(pairs, 3, by_file=by_file, per_file=2,
+                                                  share=0.7) for _, score in group]
+        assert shown[0] == 1.0 and all(0.0 < s < 1.0 for s in shown[1:])
+        assert len(set(shown)) == len(shown)  # no two read 1.00 where the ranking told them apart
+    weak = [(chunk("a"), 0.8), (chunk("b"), 0.3)]
+    assert [s for [(_, s)] in result_groups(weak, 2, by_file=True, per_file=1, share=0.7)] == [
+        0.8, 0.3
+    ]  # at most 1 already: as scored
 
 
 def test_diversify_pairs_and_custom_paths() -> None:

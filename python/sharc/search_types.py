@@ -44,8 +44,8 @@ class SearchResult:
 
     @classmethod
     def of(cls, record: Any, score: float, **extra: Any) -> Self:
-        """The hit of a stored chunk (a manifest's chunk record), its score shown at most 1;
-        `extra`: the fields a subclass adds."""
+        """The hit of a stored chunk (a manifest's chunk record), its score as shown (at most
+        1: `ranking.shown_scores` scaled it); `extra`: the fields a subclass adds."""
         return cls(
             path=record.path, start_line=record.start_line, end_line=record.end_line,
             score=min(1.0, score), kind=record.kind, symbol=record.symbol, fqn=record.fqn,
