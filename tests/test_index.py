@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import subprocess
@@ -670,6 +671,36 @@ def test_a_key_only_a_config_file_holds_leads_a_keyword_only_search(
     results = index.search("LangVersion")
     assert results.arms == ("keyword",)
     assert results[0].path == "src/Tasks.csproj", [r.path for r in results]
+
+
+def test_a_question_searched_by_keywords_alone_finds_the_code_that_holds_its_words(
+    small_repo: Path, tmp_path: Path
+) -> None:
+    # BM25 alone sums the weights of the words each chunk holds: the notes that repeat its
+    # two rare words led; the function that holds every word of the question leads now.
+    (small_repo / "taskboard/notes.py").write_text(
+        "def expired_eviction(expired):\n"
+        '    """Eviction: expired, eviction, expired, eviction, expired."""\n'
+        "    return [expired, expired]\n"
+    )
+    (small_repo / "taskboard/sweeper.py").write_text(
+        "def sweep(cache, now):\n"
+        '    """Evict the cache entries that expired."""\n'
+        "    return {key: entry for key, entry in cache.items() if entry.expires > now}\n"
+    )
+    (small_repo / "taskboard/caches.py").write_text("".join(
+        f"def cache_{n}(entries):\n    return [cache for cache in entries]\n\n\n"
+        for n in range(12)
+    ))
+    index = _open(small_repo, tmp_path)
+    index.update(embed=False)
+    question = "how are expired cache entries evicted"
+    results = index.search(question, limit=3)
+    assert results.arms == ("keyword",)
+    assert results[0].symbol == "sweep", [r.location for r in results]
+    index.ranking_settings = dataclasses.replace(index.ranking_settings, keyword_coverage=0.0)
+    assert index.search(question, limit=3)[0].path == "taskboard/notes.py"  # as BM25 ranks
+    index.close()
 
 
 def test_a_reader_reloads_the_keyword_index_only_after_a_commit(

@@ -3,7 +3,7 @@ plain lists out."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import pytest
@@ -55,6 +55,7 @@ from sharc.ranking.graph import (
 )
 from sharc.ranking.learned import FEATURES, LinearWeights, features
 from sharc.ranking.penalties import apply_penalties, penalty_bound, penalty_factor
+from sharc.ranking.query import holds_word_start, word_starts
 from sharc.ranking.visibility import (
     MISSED_DEFINITIONS,
     DefinitionFacts,
@@ -237,18 +238,61 @@ def test_a_question_whose_words_the_best_keyword_hit_holds_leans_on_keywords() -
         "sem": Candidate(id="sem", path="src/timing.py", symbol="pause"),
     }
     hits = {KEYWORD: [("kw", 9.0), ("sem", 1.0)], SEMANTIC: [("sem", 0.8), ("kw", 0.6)]}
-    texts = {"kw": "def backoff_delay(attempt): ...", "sem": "def pause(): ..."}
+    texts = text_reader({"kw": "def backoff_delay(attempt): ...", "sem": "def pause(): ..."})
 
     def top(query: str) -> str:
         ranked = rank_hits(query, hits, lambda ids: {i: records[i] for i in ids},
-                           read_text=texts.get)  # fmt: skip
+                           read_text=texts)  # fmt: skip
         return ranked.candidates[0][0].id
 
     assert top("the backoff delay") == "kw"  # both words in the keyword arm's best hit
     assert top("the backoff delay between attempts") == "sem"  # not all: vectors lead
     off = RankingSettings(covered_keyword=0.0)
     assert rank_hits("the backoff delay", hits, lambda ids: {i: records[i] for i in ids},
-                     read_text=texts.get, settings=off).candidates[0][0].id == "sem"  # fmt: skip
+                     read_text=texts, settings=off).candidates[0][0].id == "sem"  # fmt: skip
+
+
+def text_reader(texts: dict[str, str]) -> Callable[[Sequence[str]], dict[str, str]]:
+    """A `TextReader` over `texts`: the texts of the ids it holds."""
+    return lambda ids: {i: texts[i] for i in ids if i in texts}
+
+
+def test_word_starts_find_a_word_in_any_form_at_the_start_of_a_word() -> None:
+    starts = word_starts("how are plugins registered in the registry, parsing entries")
+    assert starts == ["entr", "pars", "plugin", "regist", "registr"]
+    code = "def loadPlugin(src):\n    entry = parse_registry(src)  # registers it"
+    assert all(holds_word_start(code, code.lower(), start) for start in starts)
+    for text in ("reloadplugin", "unregistered", "sparse"):  # inside a word: not a form
+        assert not any(holds_word_start(text, text, start) for start in starts)
+    assert holds_word_start("XMLParser", "xmlparser", "pars")  # a part of an identifier
+    assert word_starts("how is it") == []
+
+
+def test_a_question_searched_by_keywords_alone_ranks_the_hit_that_holds_its_words_first() -> None:
+    records = {
+        "many": Candidate(id="many", path="src/cache.py", symbol="evict"),
+        "all": Candidate(id="all", path="src/store.py", symbol="expire_entries"),
+    }
+    texts = text_reader({
+        "many": "def evict(): # eviction evicts: evict the evicted evictions",
+        "all": "def expire_entries(cache): # evict expired cache entries",
+    })
+    hits = {KEYWORD: [("many", 9.0), ("all", 6.0)]}
+
+    def order(query: str, settings: RankingSettings = DEFAULT_SETTINGS) -> list[str]:
+        ranked = rank_hits(query, hits, lambda ids: {i: records[i] for i in ids},
+                           read_text=texts, settings=settings)  # fmt: skip
+        return [chunk.id for chunk, _ in ranked.candidates]
+
+    # BM25 sums one rare word's repeats; "all" holds every word of the question.
+    assert order("how are expired cache entries evicted") == ["all", "many"]
+    assert order("how are expired cache entries evicted",
+                 RankingSettings(keyword_coverage=0.0)) == ["many", "all"]  # fmt: skip
+    assert order("evict") == ["many", "all"]  # one word: nothing to weigh
+    fused = {**hits, SEMANTIC: [("many", 0.5), ("all", 0.5)]}
+    ranked = rank_hits("how are expired cache entries evicted", fused,
+                       lambda ids: {i: records[i] for i in ids}, read_text=texts)  # fmt: skip
+    assert ranked.candidates[0][0].id == "many"  # fused: the vectors weigh it instead
 
 
 def test_fuse_dispatches_on_method_and_scores_in_unit_range() -> None:

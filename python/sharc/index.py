@@ -413,7 +413,7 @@ class Index(AsyncIndexMethods):
             include_tests=include_tests, max_per_file=1 if group_by_file else max_per_file,
             graph=_graph_facts(manifest, self.ranking_settings),
             defines=definition_finder(manifest), unseen=unseen,
-            read_text=lambda chunk_id: chunk_text(manifest, chunk_id),
+            read_text=lambda chunk_ids: chunk_texts(manifest, chunk_ids),
             files=self._file_evidence(mode, languages, path_prefix),
             spelled=manifest.defined_spelling, files_named=manifest.named_files,
             locate=manifest.chunk_at,
@@ -534,10 +534,11 @@ class Index(AsyncIndexMethods):
 # -- helpers -------------------------------------------------------------------------------
 
 
-def chunk_text(manifest: Manifest, chunk_id: str) -> str | None:
-    """A chunk's header, code and path, as the ranking's keyword share reads them."""
-    record = manifest.chunks_by_id([chunk_id]).get(chunk_id)
-    return None if record is None else f"{record.header}{record.code}\n{record.path}"
+def chunk_texts(manifest: Manifest, chunk_ids: Sequence[str]) -> dict[str, str]:
+    """Each chunk's header, code and path, as the ranking reads them (`ranking.TextReader`),
+    for those of `chunk_ids` the manifest holds."""
+    records = manifest.chunks_by_id(list(chunk_ids))
+    return {i: f"{r.header}{r.code}\n{r.path}" for i, r in records.items()}
 
 
 def _graph_facts(manifest: Manifest, settings: RankingSettings) -> GraphFacts | None:

@@ -32,7 +32,7 @@ from sharc.index import (
     SearchMode,
     SearchResponse,
     SearchResult,
-    chunk_text,
+    chunk_texts,
 )
 from sharc.scoped_search import scoped_search
 from sharc.search_arms import all_words_arm, keyword_arm, query_vectors, vector_arm
@@ -272,12 +272,19 @@ def _by_index(
     return found
 
 
-def _text_reader(manifests: list[Manifest]) -> Callable[[str], str | None]:
-    """`chunk_text` of a tagged chunk id, from its index's manifest."""
+def _text_reader(manifests: list[Manifest]) -> Callable[[Sequence[str]], dict[str, str]]:
+    """`chunk_texts` of tagged chunk ids, each from its index's manifest."""
 
-    def read(tagged: str) -> str | None:
-        number, chunk_id = _untagged(tagged)
-        return chunk_text(manifests[number], chunk_id)
+    def read(tagged: Sequence[str]) -> dict[str, str]:
+        by_index: dict[int, dict[str, str]] = {}
+        for tag in tagged:
+            number, chunk_id = _untagged(tag)
+            by_index.setdefault(number, {})[chunk_id] = tag
+        texts: dict[str, str] = {}
+        for number, tags in by_index.items():
+            found = chunk_texts(manifests[number], list(tags))
+            texts.update((tags[chunk_id], text) for chunk_id, text in found.items())
+        return texts
 
     return read
 

@@ -37,6 +37,8 @@ from sharc.ranking.query import (
     QueryKind,
     classify_query,
     covers_words,
+    holds_word_start,
+    word_starts,
 )
 from sharc.ranking.records import C, Scored
 from sharc.ranking.settings import DEFAULT_SETTINGS, RankingSettings
@@ -51,9 +53,10 @@ RecordReader = Callable[[Sequence[str]], Mapping[str, C]]
 #: (keyword-only by policy, or not embedded yet). Score fusion counts for them what the
 #: keyword arm gave them, as a search without vectors would.
 UnseenFinder = Callable[[Sequence[str]], Collection[str]]
-#: A chunk's header, code and path (None when it is gone): what the keyword share of a
-#: question in words looks at in the keyword arm's best hit (`covers_words`).
-TextReader = Callable[[str], str | None]
+#: The header, code and path of each chunk of those ids that still exists: what the keyword
+#: share of a question in words looks at in the keyword arm's best hit (`covers_words`), and
+#: a keyword-only search in each of its hits (`covered_hits`).
+TextReader = Callable[[Sequence[str]], Mapping[str, str]]
 #: `(query, paths) -> {path: share}`: how well each candidate file's whole text matches the
 #: query, relative to the best file's (0-1; `sharc.file_keywords`).
 FileEvidence = Callable[[str, Collection[str]], Mapping[str, float]]
@@ -190,10 +193,8 @@ def _holders(
     """The keyword arm's best `literal.depth` hits that hold the quoted text, in the
     ranking's order (penalties and all: the code that raises a message before the test that
     expects it), then those the ranking left out, in the arm's."""
-    holding = {
-        chunk_id for chunk_id, _ in keyword[: literal.depth]
-        if (text := read_text(chunk_id)) is not None and holds(text, literal.text)
-    }
+    texts = read_text([chunk_id for chunk_id, _ in keyword[: literal.depth]])
+    holding = {chunk_id for chunk_id, text in texts.items() if holds(text, literal.text)}
     ranked = [chunk.id for chunk, _ in candidates if chunk.id in holding]
     return ranked + [chunk_id for chunk_id, _ in keyword if chunk_id in holding - set(ranked)]
 
@@ -296,6 +297,8 @@ def rank_hits(
         # Files first is for fused searches: an arm searched alone ranks its own chunks
         # (semantic-only CoSQA dev MRR 45.0 with it, 51.3 without).
         settings = replace(settings, files_first=False)
+    if answered == (KEYWORD,) and kind is QueryKind.NATURAL_LANGUAGE and read_text is not None:
+        hits = {KEYWORD: covered_hits(query, hits[KEYWORD], read_text, settings)}
     shares = _fusion_settings(query, kind, hits, settings, read_text)
     fused = fuse(hits, kind, shares, _unseen_keyword_hits(hits, settings, unseen))
     intent = QueryIntent.of(query, kind, include_tests=include_tests, fused=len(answered) > 1)
@@ -373,10 +376,36 @@ def _fusion_settings(
         or not hits.get(SEMANTIC)
     ):
         return settings
-    text = read_text(keyword[0][0])
+    text = read_text([keyword[0][0]]).get(keyword[0][0])
     if text is None or not covers_words(query, text):
         return settings
     return replace(settings, natural_keyword=settings.covered_keyword)
+
+
+def covered_hits(
+    query: str,
+    hits: Sequence[tuple[str, float]],
+    read_text: TextReader,
+    settings: RankingSettings,
+) -> list[tuple[str, float]]:
+    """The keyword arm's hits for a question in words searched by BM25 alone, each score times
+    the share of the question's content words its chunk holds (in some form), to the power
+    `keyword_coverage`, best first: BM25 sums its words' weights, and a chunk that repeats
+    one rare word of the question outranks the one that holds them all. Searched with the
+    vectors, the fused score has that evidence already."""
+    wanted = word_starts(query)
+    if settings.keyword_coverage <= 0 or len(wanted) < 2:
+        return list(hits)
+    texts = read_text([chunk_id for chunk_id, _ in hits])
+
+    def share(chunk_id: str) -> float:
+        if (text := texts.get(chunk_id)) is None:
+            return 1.0
+        lowered = text.lower()
+        return sum(holds_word_start(text, lowered, word) for word in wanted) / len(wanted)
+
+    covered = [(i, score * share(i) ** settings.keyword_coverage) for i, score in hits]
+    return sorted(covered, key=lambda hit: -hit[1])
 
 
 def _unseen_keyword_hits(

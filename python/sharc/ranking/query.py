@@ -92,6 +92,41 @@ def covers_words(query: str, text: str) -> bool:
     return wanted <= held
 
 
+def word_starts(query: str) -> list[str]:
+    """For each content word of `query`, what its forms start with: the part the word, its
+    singular and its English stem share, less a stem's closing `i` (`parsing` -> pars:
+    parse, Parser, parsed; `registries` -> registr: registry). `holds_word_start` finds one
+    in code, cheaper than stemming a text's every word."""
+    starts = set()
+    for word in {w.lower() for w in _WORD.findall(query) if len(w) > 1}:
+        if word in STOPWORDS:
+            continue
+        start = _shared_start(word, singular(word), english_stem(word))
+        starts.add(start[:-1] if start.endswith("i") and len(start) > 3 else start)
+    return sorted(start for start in starts if len(start) >= 2)
+
+
+def _shared_start(*forms: str) -> str:
+    """What every one of `forms` starts with."""
+    low, high = min(forms), max(forms)  # the others lie between them
+    length = next((n for n, (a, b) in enumerate(zip(low, high)) if a != b), len(low))
+    return low[:length]
+
+
+def holds_word_start(text: str, lowered: str, start: str) -> bool:
+    """Whether `text` (`lowered`: it in lower case) has a word, or a part of an identifier
+    (`loadPlugin`, `load_plugin`, `XMLParser`), that begins with `start`."""
+    at = lowered.find(start)
+    while at >= 0:
+        before, first = text[at - 1] if at else " ", text[at]
+        if not before.isalpha() or (first.isupper() and (
+            before.islower() or text[at + 1 : at + 2].islower()
+        )):
+            return True
+        at = lowered.find(start, at + 1)
+    return False
+
+
 def singular(word: str) -> str:
     """The form a word and its plural share: `cookies` and `cookie` -> cookie, `entries` and
     `entry` -> entrie (a matching key, not English), `boxes` -> box; short words stay."""
