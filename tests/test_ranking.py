@@ -55,7 +55,7 @@ from sharc.ranking.graph import (
 )
 from sharc.ranking.learned import FEATURES, LinearWeights, features
 from sharc.ranking.penalties import apply_penalties, penalty_bound, penalty_factor
-from sharc.ranking.query import holds_word_start, word_starts
+from sharc.ranking.query import holds_word_start, lower_alike, word_starts
 from sharc.ranking.visibility import (
     MISSED_DEFINITIONS,
     DefinitionFacts,
@@ -265,6 +265,11 @@ def test_word_starts_find_a_word_in_any_form_at_the_start_of_a_word() -> None:
     for text in ("reloadplugin", "unregistered", "sparse"):  # inside a word: not a form
         assert not any(holds_word_start(text, text, start) for start in starts)
     assert holds_word_start("XMLParser", "xmlparser", "pars")  # a part of an identifier
+    # Lowering `İ` gives two code points: positions in the lowered text must still match.
+    text = "İİİİ = parse_entries(İstanbul)"
+    assert len(lower_alike(text)) == len(text) < len(text.lower())
+    assert holds_word_start(text, lower_alike(text), "entr")
+    assert not holds_word_start("İİİİx", lower_alike("İİİİx"), "x")
     assert word_starts("how is it") == []
 
 

@@ -38,6 +38,7 @@ from sharc.ranking.query import (
     classify_query,
     covers_words,
     holds_word_start,
+    lower_alike,
     word_starts,
 )
 from sharc.ranking.records import C, Scored
@@ -401,7 +402,7 @@ def covered_hits(
     def share(chunk_id: str) -> float:
         if (text := texts.get(chunk_id)) is None:
             return 1.0
-        lowered = text.lower()
+        lowered = lower_alike(text)
         return sum(holds_word_start(text, lowered, word) for word in wanted) / len(wanted)
 
     covered = [(i, score * share(i) ** settings.keyword_coverage) for i, score in hits]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 import functools
 import re
+import string
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -113,9 +114,19 @@ def _shared_start(*forms: str) -> str:
     return low[:length]
 
 
+def lower_alike(text: str) -> str:
+    """`text` in lower case, letter for letter: where lowering changes the length (`İ` is two
+    code points lowered), only ASCII letters are lowered, so positions still match."""
+    lowered = text.lower()
+    return lowered if len(lowered) == len(text) else text.translate(_ASCII_LOWER)
+
+
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+
+
 def holds_word_start(text: str, lowered: str, start: str) -> bool:
-    """Whether `text` (`lowered`: it in lower case) has a word, or a part of an identifier
-    (`loadPlugin`, `load_plugin`, `XMLParser`), that begins with `start`."""
+    """Whether `text` (`lowered`: `lower_alike(text)`) has a word, or a part of an
+    identifier (`loadPlugin`, `load_plugin`, `XMLParser`), that begins with `start`."""
     at = lowered.find(start)
     while at >= 0:
         before, first = text[at - 1] if at else " ", text[at]
