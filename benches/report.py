@@ -780,6 +780,15 @@ def _speed_rows(results: Path) -> list[tuple[str, str]]:
     speed = _load("speed_index.json", results)
     if speed:
         rows += _index_speed_rows(speed)
+    keyword = _load("speed_keyword_query.json", results)
+    if keyword:
+        rows.append(("keyword_query",
+                     f"| keyword-only query p50 / p99, {keyword['chunks']:,} chunks (questions in"
+                     " words weighed by how many of their words each hit holds)"
+                     f" | {keyword['p50_ms']:.1f} / {keyword['p99_ms']:.1f} ms"
+                     f" | the same searches without the weighing"
+                     f" {keyword['without_coverage_p50_ms']:.1f} ms"
+                     f" | {keyword['p50_vs_without_coverage']:.2f}× |"))
     rows += _monorepo_rows(results)
     rows += _two_stage_rows(results)
     fast = _load("speed_fast_model.json", results)

@@ -31,6 +31,7 @@ STEPS = {
     "speed": [
         ["benches.speed.walk_chunk"],
         ["benches.speed.index_speed"],
+        ["benches.speed.keyword_query"],
         ["benches.speed.concurrency"],
         ["benches.speed.distributed"],
     ],
