@@ -44,6 +44,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -576,6 +577,29 @@ QUERY_VARIANTS = {
 }
 
 
+def timed_searches(  # type: ignore[no-untyped-def]
+    index, settings: dict[str, Any], rounds: int, **options: Any
+) -> dict[str, list[float]]:
+    """Seconds of each search of `QUERIES` (warmed once each) under each of `settings`
+    (name -> `RankingSettings`), `rounds` times, the settings taking turns query by query so
+    that a machine that slows down for a while slows them alike; later rounds vary each
+    query's text, so that no cache answers them."""
+    for ranking in settings.values():
+        index.ranking_settings = ranking
+        for query in QUERIES:
+            index.search(query, **options)
+    latencies: dict[str, list[float]] = {name: [] for name in settings}
+    for round_ in range(rounds):
+        for query in QUERIES:
+            for name, ranking in settings.items():
+                index.ranking_settings = ranking
+                text = f"{query} {round_}" if round_ else query
+                started = time.perf_counter()
+                index.search(text, **options)
+                latencies[name].append(time.perf_counter() - started)
+    return latencies
+
+
 def measure_queries(  # type: ignore[no-untyped-def]
     root: Path, index_dir: Path, embedder, rounds: int = 3
 ) -> dict[str, dict]:
@@ -594,19 +618,7 @@ def measure_queries(  # type: ignore[no-untyped-def]
         name: dataclasses.replace(DEFAULT_SETTINGS, **overrides)
         for name, overrides in QUERY_VARIANTS.items()
     }
-    for ranking in settings.values():
-        index.ranking_settings = ranking
-        for query in QUERIES:
-            index.search(query)
-    latencies: dict[str, list[float]] = {name: [] for name in settings}
-    for round_ in range(rounds):
-        for query in QUERIES:
-            for name, ranking in settings.items():
-                index.ranking_settings = ranking
-                text = f"{query} {round_}" if round_ else query
-                started = time.perf_counter()
-                index.search(text)
-                latencies[name].append(time.perf_counter() - started)
+    latencies = timed_searches(index, settings, rounds)
     store = VectorStore.load(index_dir / "vectors.usearch", view=True)
     keys = store.keys()
     matrix = np.asarray(store._index.get(keys), dtype=np.float32)

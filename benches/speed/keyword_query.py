@@ -13,14 +13,20 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from benches.speed.common import RESULTS, machine, write_result
-from benches.speed.index_speed import DATA, QUERIES, _index_dir, files_for_chunks, make_tree
+from benches.speed.index_speed import (
+    DATA,
+    QUERIES,
+    _index_dir,
+    files_for_chunks,
+    make_tree,
+    timed_searches,
+)
 
 
 def keyword_query_latency(work: Path, chunks: int, rounds: int) -> dict[str, Any]:
@@ -35,18 +41,8 @@ def keyword_query_latency(work: Path, chunks: int, rounds: int) -> dict[str, Any
         "covered": DEFAULT_SETTINGS,
         "uncovered": dataclasses.replace(DEFAULT_SETTINGS, keyword_coverage=0.0),
     }
-    for query in QUERIES:  # warm: the keyword index's pages and the stemmer
-        index.search(query, mode="keyword")
-    latencies: dict[str, list[float]] = {name: [] for name in settings}
-    for round_ in range(rounds):
-        for query in QUERIES:
-            for name, ranking in settings.items():
-                index.ranking_settings = ranking
-                text = f"{query} {round_}" if round_ else query
-                started = time.perf_counter()
-                index.search(text, mode="keyword")
-                latencies[name].append((time.perf_counter() - started) * 1e3)
-    covered, uncovered = (np.asarray(latencies[name]) for name in settings)
+    latencies = timed_searches(index, settings, rounds, mode="keyword")
+    covered, uncovered = (np.asarray(latencies[name]) * 1e3 for name in settings)
     result = {
         "chunks": index.stats().chunks,
         "queries": len(QUERIES) * rounds,
