@@ -193,10 +193,10 @@ def result_groups(
     By file: the first `limit` files, each as its best candidate followed by up to
     `per_file - 1` (None: any number) of its later ones that score at least `share` of it,
     a score above 1 counted as 1 (a boosted definition keeps its file's other close hits
-    under it; read uncapped, the function-level sets lost 4-5 points of MRR@10): a user reads one hit per file, with the file's other
-    close hits under it, so ten results are ten files and the function a question is about is
-    not lost when it is its file's second hit. Otherwise: the first `limit` candidates, each
-    its own group."""
+    under it; read uncapped, the function-level sets lost 4-5 points of MRR@10): a user
+    reads one hit per file, with the file's other close hits under it, so ten results are
+    ten files and the function a question is about is not lost when it is its file's second
+    hit. Otherwise: the first `limit` candidates, each its own group."""
     if not by_file:
         return shown_scores([[pair] for pair in candidates[:limit]])
     groups: dict[str, list[Scored[C]]] = {}
