@@ -74,6 +74,18 @@ def test_index_search_status_clear(small_repo: Path, tmp_path: Path) -> None:
     assert "not indexed" in missing.stderr and "hint: run `sharc index PATH` first" in missing.stderr
 
 
+def test_a_search_of_a_keyword_only_index_says_why_it_has_no_vectors(
+    small_repo: Path, tmp_path: Path
+) -> None:
+    index_dir = str(tmp_path / "idx")
+    assert sharc("index", str(small_repo), "--index-dir", index_dir, "--keyword-only").returncode == 0
+    found = sharc("search", "hash a password", "--path", str(small_repo), "--index-dir", index_dir)
+    assert found.returncode == 0, found.stderr
+    assert found.stdout.startswith("taskboard/auth.py:")
+    # Nothing is computing vectors: not "still being computed".
+    assert "arms: keyword (the index has no vectors: `sharc index` computes them)" in found.stderr
+
+
 def test_errors_are_messages_not_tracebacks(tmp_path: Path) -> None:
     result = sharc("files", str(tmp_path / "nope"))
     assert result.returncode == 1

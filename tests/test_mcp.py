@@ -472,3 +472,16 @@ def test_a_new_server_syncs_an_existing_index_at_start(
             assert (await status_of(client, repo))["watching"] is True
 
     run(main)
+
+
+def test_a_search_says_when_no_indexing_computes_the_missing_vectors(tmp_path: Path) -> None:
+    from sharc.live.status import LiveStatus
+    from sharc.mcp_tools import _format_results
+    from sharc.search_types import SearchResponse
+
+    partial = SearchResponse([], ("keyword",), "natural_language", complete=False)
+    idle = LiveStatus(root=str(tmp_path), state="ready", indexed=True)
+    text = _format_results(tmp_path, "hash a password", partial, idle)
+    assert "vectors for part of its chunks only" in text and "still being computed" not in text
+    running = LiveStatus(root=str(tmp_path), state="indexing", indexed=True, phase="embedding")
+    assert "indexing is still running" in _format_results(tmp_path, "x", partial, running)

@@ -15,7 +15,7 @@ MAX_WARNINGS = 20  # per-file warnings printed after an update; the rest are cou
 ESTIMATE_AFTER_SECONDS = 5.0
 
 if TYPE_CHECKING:
-    from sharc.index import Index, IndexStats, Progress, SearchResult
+    from sharc.index import Index, IndexStats, Progress, SearchResponse, SearchResult
 
 
 def add_commands(
@@ -225,11 +225,23 @@ def _search(args: argparse.Namespace) -> int:
             out.write(f"    calls: {', '.join(result.calls)}\n")
         for hit in result.same_file_hits:
             _write_hit(out, hit, args.code, indent="  ")
-    note = "" if response.complete else " (embeddings still being computed)"
+    note = "" if response.complete else _incomplete_note(response, indexes)
     if response.vectors:
         note = f" ({response.vectors} vectors)" + note
     _message(f"{len(response)} results; arms: {', '.join(response.arms) or 'none'}{note}")
     return 0
+
+
+def _incomplete_note(response: SearchResponse, indexes: list[Index]) -> str:
+    """Why the vectors searched do not cover every chunk: another process is computing them,
+    or none is (an index built `--keyword-only`, or an update stopped before its vectors)."""
+    from sharc.live.progress_file import other_writer
+
+    if any(other_writer(index.index_dir) is not None for index in indexes):
+        return " (embeddings still being computed)"
+    if response.vectors is None:
+        return " (the index has no vectors: `sharc index` computes them)"
+    return " (vectors cover part of the index: `sharc index` computes the rest)"
 
 
 def _hit_json(hit: SearchResult) -> dict[str, object]:

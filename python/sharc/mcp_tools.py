@@ -405,8 +405,11 @@ def _format_results(root: Path, query: str, response: Any, status: LiveStatus) -
             f"Note: indexing is still running ({_progress_line(status)}); results cover what is"
             " indexed so far."
         )
-    elif not response.complete:
-        lines.append("Note: embeddings are still being computed; semantic results are partial.")
+    elif not response.complete:  # and no indexing runs: nothing is computing them
+        lines.append(
+            "Note: the index has vectors for part of its chunks only (none where it was built"
+            " keyword-only); semantic results are partial until index_codebase computes them."
+        )
     if response.vectors == "fast" and status.searched_vectors == "fast" and status.busy:
         lines.append(
             "Note: semantic results use the fast model's vectors until the default model has"
