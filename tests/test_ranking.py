@@ -55,7 +55,7 @@ from sharc.ranking.graph import (
 )
 from sharc.ranking.learned import FEATURES, LinearWeights, features
 from sharc.ranking.penalties import apply_penalties, penalty_bound, penalty_factor
-from sharc.ranking.query import holds_word_start, lower_alike, word_starts
+from sharc.ranking.query import MAX_WORD_STARTS, holds_word_start, lower_alike, word_starts
 from sharc.ranking.visibility import (
     MISSED_DEFINITIONS,
     DefinitionFacts,
@@ -271,6 +271,8 @@ def test_word_starts_find_a_word_in_any_form_at_the_start_of_a_word() -> None:
     assert holds_word_start(text, lower_alike(text), "entr")
     assert not holds_word_start("İİİİx", lower_alike("İİİİx"), "x")
     assert word_starts("how is it") == []
+    many = " ".join(f"word{chr(97 + n // 26)}{chr(97 + n % 26)}x" for n in range(200))
+    assert len(word_starts(many)) == MAX_WORD_STARTS  # the first ones, as the keyword arm
 
 
 def test_a_question_searched_by_keywords_alone_ranks_the_hit_that_holds_its_words_first() -> None:

@@ -99,12 +99,16 @@ def word_starts(query: str) -> list[str]:
     parse, Parser, parsed; `registries` -> registr: registry). `holds_word_start` finds one
     in code, cheaper than stemming a text's every word."""
     starts = set()
-    for word in {w.lower() for w in _WORD.findall(query) if len(w) > 1}:
-        if word in STOPWORDS:
-            continue
+    words = dict.fromkeys(w.lower() for w in _WORD.findall(query) if len(w) > 1)
+    for word in [w for w in words if w not in STOPWORDS][:MAX_WORD_STARTS]:
         start = _shared_start(word, singular(word), english_stem(word))
         starts.add(start[:-1] if start.endswith("i") and len(start) > 3 else start)
     return sorted(start for start in starts if len(start) >= 2)
+
+
+#: The first this many content words of a question count (the keyword arm searches its first
+#: 64 terms): a pasted page of text is not read word by word in every hit.
+MAX_WORD_STARTS = 64
 
 
 def _shared_start(*forms: str) -> str:
