@@ -394,8 +394,10 @@ def covered_hits(
     `keyword_coverage`, best first: BM25 sums its words' weights, and a chunk that repeats
     one rare word of the question outranks the one that holds them all. Searched with the
     vectors, the fused score has that evidence already."""
+    if settings.keyword_coverage <= 0:
+        return list(hits)
     wanted = word_starts(query)
-    if settings.keyword_coverage <= 0 or len(wanted) < 2:
+    if len(wanted) < 2:
         return list(hits)
     texts = read_text([chunk_id for chunk_id, _ in hits])
 
