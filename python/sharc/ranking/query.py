@@ -83,14 +83,14 @@ def content_words(text: str) -> frozenset[str]:
 
 
 def covers_words(query: str, text: str) -> bool:
-    """Whether `text` holds every content word of `query`, each in some form (the same
-    English stem, identifiers split into their words): "how are plugins loaded" and
+    """Whether `text` holds every content word of `query`, each in some form (`word_starts`
+    found at a word's or an identifier part's start): "how are plugins loaded" and
     `def load_plugin(name)`."""
-    wanted = {english_stem(word) for word in content_words(query)}
+    wanted = word_starts(query)
     if not wanted:
         return False
-    held = {english_stem(word.lower()) for word in _WORD.findall(text)}
-    return wanted <= held
+    lowered = lower_alike(text)
+    return all(holds_word_start(text, lowered, start) for start in wanted)
 
 
 def word_starts(query: str) -> list[str]:
