@@ -404,7 +404,7 @@ def test_results_are_files_with_their_other_close_hits_under_them(built: Index) 
         assert len(hit.same_file_hits) <= 2  # max_per_file=3: the best and two more
         for other in hit.same_file_hits:
             # Scores as shown (scaled by the best result's): the order holds; which hits
-            # are close enough is read on the raw scores (`test_ranking`).
+            # are close enough is read on the raw scores (`test_ranking_files`).
             assert other.path == hit.path and hit.score >= other.score > 0
             assert not other.same_file_hits
     reading = response.all_hits()
