@@ -11,7 +11,7 @@ if str(Path(__file__).resolve().parents[1]) not in sys.path:  # `pytest` run wit
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benches.speed import keyword_query
-from benches.speed.index_speed import QUERIES
+from benches.speed.corpus import QUERIES
 
 
 def test_keyword_query_times_both_searches_and_writes_the_result(tmp_path: Path) -> None:

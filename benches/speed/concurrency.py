@@ -26,12 +26,12 @@ from typing import Any
 import numpy as np
 
 from benches.speed.common import RESULTS, machine, write_result
-from benches.speed.index_speed import (
+from benches.speed.corpus import (
     DATA,
     QUERIES,
-    _fill_synthetic_vectors,
-    _index_dir,
+    bench_index_dir,
     files_for_chunks,
+    fill_synthetic_vectors,
     make_tree,
 )
 
@@ -39,15 +39,15 @@ THREADS = (1, 2, 4)
 
 
 def build(work: Path, chunks: int, dimension: int) -> tuple[Path, Path]:
-    """`index_speed.query_latency`'s index of about `chunks` chunks (kept in `work`)."""
+    """`query_latency.query_latency`'s index of about `chunks` chunks (kept in `work`)."""
     import sharc
 
     root = make_tree(work / f"query-tree-{chunks}", files_for_chunks(chunks))
-    index_dir = _index_dir(work, f"query-{chunks}")
+    index_dir = bench_index_dir(work, f"query-{chunks}")
     index = sharc.Index.open(root, index_dir=index_dir)
     index.update(embed=False)
     index.close()
-    _fill_synthetic_vectors(index_dir, dimension)
+    fill_synthetic_vectors(index_dir, dimension)
     return root, index_dir
 
 

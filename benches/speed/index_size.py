@@ -21,7 +21,7 @@ from pathlib import Path
 
 from benches.quality.repos import load_repos, unpack
 from benches.speed.common import RESULTS, machine, write_result
-from benches.speed.index_speed import index_parts
+from benches.speed.index_footprint import index_parts
 
 #: One or two repositories per language family, where the code graph has the most rows.
 DEFAULT_REPOS = ("spdlog", "polly", "automapper", "jackson-core", "attrs", "fastify")

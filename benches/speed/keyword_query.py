@@ -19,14 +19,8 @@ from typing import Any
 import numpy as np
 
 from benches.speed.common import RESULTS, machine, write_result
-from benches.speed.index_speed import (
-    DATA,
-    QUERIES,
-    _index_dir,
-    files_for_chunks,
-    make_tree,
-    timed_searches,
-)
+from benches.speed.corpus import DATA, QUERIES, bench_index_dir, files_for_chunks, make_tree
+from benches.speed.query_latency import timed_searches
 
 
 def keyword_query_latency(work: Path, chunks: int, rounds: int) -> dict[str, Any]:
@@ -35,7 +29,7 @@ def keyword_query_latency(work: Path, chunks: int, rounds: int) -> dict[str, Any
     from sharc.ranking import DEFAULT_SETTINGS
 
     root = make_tree(work / f"query-tree-{chunks}", files_for_chunks(chunks))
-    index = sharc.Index.open(root, index_dir=_index_dir(work, f"query-{chunks}"))
+    index = sharc.Index.open(root, index_dir=bench_index_dir(work, f"query-{chunks}"))
     index.update(embed=False)
     settings = {
         "covered": DEFAULT_SETTINGS,

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from benches.speed.common import RESULTS, machine, write_result
-from benches.speed.index_speed import CLICK, DATA, make_tree
+from benches.speed.corpus import CLICK, DATA, make_tree
 
 STEPS = ("first", "total", "kills")
 QUESTION = "parse the command line options"

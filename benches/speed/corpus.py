@@ -1,0 +1,99 @@
+"""What the indexing benchmarks share: the data they read (click 8.1.7) and the queries they time,
+trees of real source files (stdlib modules copied round-robin) sized in files or in chunks, random
+unit vectors for every chunk of a keyword-only index (the ANN arm's load, where the model would
+take hours), and where each index lives under a work directory.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+
+from benches.speed.common import REPO
+
+DATA = REPO / "benches" / "data"
+CLICK = DATA / "src" / "click-8.1.7"
+QUERIES = [
+    "how are command line options parsed",
+    "open a file lazily",
+    "TaskStore",
+    "HTTPAdapter",
+    "where are environment variables read",
+    "format the help text",
+    "shortest path",
+    "retry with exponential backoff",
+    "parse a URL",
+    "getUserById",
+    "read a json file",
+    "validate the input value",
+    "join path components",
+    "compress data with zlib",
+]
+
+
+def bench_index_dir(work: Path, name: str) -> Path:
+    return work / f"index-{name}"
+
+
+def stdlib_sources() -> list[Path]:
+    import sysconfig
+
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    return sorted(p for p in stdlib.glob("*.py") if p.stat().st_size < 60_000)
+
+
+def make_tree(root: Path, files: int) -> Path:
+    """A tree of `files` real source files: stdlib modules copied round-robin."""
+    if (root / ".complete").exists():
+        return root
+    shutil.rmtree(root, ignore_errors=True)
+    sources = stdlib_sources()
+    for number in range(files):
+        source = sources[number % len(sources)]
+        target = root / f"pkg{number // 500:03d}" / f"m{number:05d}_{source.name}"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+    (root / ".complete").write_text("ok\n")
+    return root
+
+
+def files_for_chunks(chunks: int) -> int:
+    """How many files `make_tree` needs for about `chunks` chunks (counted with sharc itself)."""
+    from sharc._core import chunk_source
+
+    sources = stdlib_sources()
+    per_source = [
+        len(chunk_source(source.name, "python", source.read_text(errors="replace")).chunks)
+        for source in sources
+    ]
+    files = total = 0
+    while total < chunks:
+        total += per_source[files % len(sources)]
+        files += 1
+    return files
+
+
+def fill_synthetic_vectors(index_dir: Path, dimension: int, seed: int = 7) -> int:
+    """Give every chunk of a keyword-only index a random unit vector (the ANN arm's load)."""
+    from sharc.manifest import Manifest
+    from sharc.vectors import VectorStore
+
+    manifest = Manifest(index_dir / "manifest.sqlite", writable=False)
+    keys = np.array(sorted(manifest.chunk_keys()), dtype=np.uint64)
+    saved = index_dir / "vectors.usearch"
+    store = VectorStore(dimension)
+    if saved.exists():
+        earlier = VectorStore.load(saved, view=True)
+        if earlier.dtype == store.dtype and np.array_equal(earlier.keys(), keys):
+            manifest.close()
+            return len(keys)  # filled by an earlier run of this benchmark for these chunks
+    rng = np.random.default_rng(seed)
+    for start in range(0, len(keys), 50_000):
+        block = rng.standard_normal((min(50_000, len(keys) - start), dimension)).astype(np.float32)
+        block /= np.linalg.norm(block, axis=1, keepdims=True)
+        store.upsert(keys[start : start + len(block)], block)
+    store.save(index_dir / "vectors.usearch")
+    manifest.close()
+    return len(keys)

@@ -1,0 +1,147 @@
+"""Warm query latency p50/p99 at a given number of chunks (query embedding included; real chunks
+from copies of stdlib modules for BM25, synthetic unit vectors for the ANN arm): the default
+ranking against variants of it (`QUERY_VARIANTS`) timed side by side, and against exact numpy
+cosine over the same vectors plus the same query embedding.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benches.speed.corpus import (
+    QUERIES,
+    bench_index_dir,
+    files_for_chunks,
+    fill_synthetic_vectors,
+    make_tree,
+)
+
+
+def _measure_cohesion(index_dir: Path, model_id: str) -> float:
+    """Measure every file's cohesion over the synthetic vectors, as the writer does after a
+    compaction (`sharc.file_cohesion.measure`); returns the seconds it took."""
+    from sharc.file_cohesion import measure
+    from sharc.manifest import Manifest
+    from sharc.vector_sets import DEFAULT_SET
+
+    manifest = Manifest(index_dir / "manifest.sqlite", writable=True)
+    try:
+        started = time.perf_counter()
+        measure(manifest, index_dir, DEFAULT_SET, model_id, None)
+        return time.perf_counter() - started
+    finally:
+        manifest.close()
+
+
+def query_latency(work: Path, sizes: list[int]) -> dict:
+    import sharc
+    from sharc.embedding import load_embedder
+
+    embedder = load_embedder()
+    results = {}
+    for size in sizes:
+        root = make_tree(work / f"query-tree-{size}", files_for_chunks(size))
+        index_dir = bench_index_dir(work, f"query-{size}")
+        index = sharc.Index.open(root, index_dir=index_dir)
+        index.update(embed=False)
+        fill_synthetic_vectors(index_dir, embedder.dimension)
+        cohesion_seconds = _measure_cohesion(index_dir, embedder.model_id)
+        measured = measure_queries(root, index_dir, embedder)
+        result = measured["default"]
+        result["chunkwise_p50_ms"] = measured["chunkwise"]["p50_ms"]
+        result["p50_vs_chunkwise"] = result["p50_ms"] / result["chunkwise_p50_ms"]
+        result["without_file_evidence_p50_ms"] = measured["fragments"]["p50_ms"]
+        result["p50_vs_without_file_evidence"] = (
+            result["p50_ms"] / result["without_file_evidence_p50_ms"]
+        )
+        result["without_cohesion_p50_ms"] = measured["uncohesive"]["p50_ms"]
+        result["p50_vs_without_cohesion"] = result["p50_ms"] / result["without_cohesion_p50_ms"]
+        result["cohesion_measure_s"] = cohesion_seconds
+        results[str(size)] = result
+        print(json.dumps({str(size): result}), flush=True)
+    return results
+
+
+#: The rankings `measure_queries` times side by side: the default; `chunkwise`, the ranking
+#: that reads candidates in blocks, each scored alone (what ranking files first costs is the
+#: ratio of the two); `fragments`, the default without the evidence of whole files (the file
+#: keyword index unread); `uncohesive`, the default without the stored file cohesion (its
+#: rows unread).
+QUERY_VARIANTS = {
+    "default": {},
+    "chunkwise": {"files_first": False},
+    "fragments": {"file_keyword_lift": 0.0},
+    "uncohesive": {"cohesion_floor": 0.0, "cohesion_full": 0.0},
+}
+
+
+def timed_searches(  # type: ignore[no-untyped-def]
+    index, settings: dict[str, Any], rounds: int, **options: Any
+) -> dict[str, list[float]]:
+    """Seconds of each search of `QUERIES` (warmed once each) under each of `settings`
+    (name -> `RankingSettings`), `rounds` times, the settings taking turns query by query so
+    that a machine that slows down for a while slows them alike; later rounds vary each
+    query's text, so that no cache answers them."""
+    for ranking in settings.values():
+        index.ranking_settings = ranking
+        for query in QUERIES:
+            index.search(query, **options)
+    latencies: dict[str, list[float]] = {name: [] for name in settings}
+    for round_ in range(rounds):
+        for query in QUERIES:
+            for name, ranking in settings.items():
+                index.ranking_settings = ranking
+                text = f"{query} {round_}" if round_ else query
+                started = time.perf_counter()
+                index.search(text, **options)
+                latencies[name].append(time.perf_counter() - started)
+    return latencies
+
+
+def measure_queries(  # type: ignore[no-untyped-def]
+    root: Path, index_dir: Path, embedder, rounds: int = 3
+) -> dict[str, dict]:
+    """Warm p50/p99 of `Index.search` on a built index for each of `QUERY_VARIANTS`, and the
+    exact numpy baseline. The variants take turns query by query, so that a machine that
+    slows down for a while slows them alike."""
+    import dataclasses
+
+    import sharc
+    from sharc.ranking import DEFAULT_SETTINGS
+    from sharc.vectors import VectorStore
+
+    index = sharc.Index.open(root, index_dir=index_dir)
+    index._embedder = embedder
+    settings = {
+        name: dataclasses.replace(DEFAULT_SETTINGS, **overrides)
+        for name, overrides in QUERY_VARIANTS.items()
+    }
+    latencies = timed_searches(index, settings, rounds)
+    store = VectorStore.load(index_dir / "vectors.usearch", view=True)
+    keys = store.keys()
+    matrix = np.asarray(store._index.get(keys), dtype=np.float32)
+    exact = []
+    for query in QUERIES:
+        started = time.perf_counter()
+        vector = embedder.embed_queries([query])[0]
+        scores = matrix @ vector
+        np.argpartition(-scores, 100)[:100]
+        exact.append(time.perf_counter() - started)
+    exact_p50 = float(np.percentile(exact, 50))
+    chunks = index.stats().chunks
+    measured = {}
+    for name, times in latencies.items():
+        p50 = float(np.percentile(times, 50))
+        measured[name] = {
+            "chunks": chunks,
+            "p50_ms": p50 * 1e3,
+            "p99_ms": float(np.percentile(times, 99)) * 1e3,
+            "exact_numpy_p50_ms": exact_p50 * 1e3,
+            "p50_vs_exact_numpy": p50 / exact_p50,
+        }
+    return measured
