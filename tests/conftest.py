@@ -6,8 +6,13 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+from index_helpers import _open
+
+if TYPE_CHECKING:
+    from sharc.index import Index
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -23,3 +28,10 @@ def small_repo(tmp_path: Path) -> Path:
     target = tmp_path / "repo"
     shutil.copytree(FIXTURES / "repo_small", target)
     return target
+
+
+@pytest.fixture
+def built(small_repo: Path, tmp_path: Path) -> Index:
+    index = _open(small_repo, tmp_path)
+    index.update()
+    return index

@@ -1,6 +1,6 @@
 """A question that names a directory searches it first, then the rest fills the list: the
 merge, over a searcher that records what it is asked (the index end to end is in
-test_index.py)."""
+test_index_search.py)."""
 
 from __future__ import annotations
 

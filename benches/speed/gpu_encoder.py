@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import sys
 import time
 from pathlib import Path
@@ -175,7 +176,7 @@ def load_variant(variant: str, device: str, budget: int) -> Any:
     )
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
     parser.add_argument("--lengths", default="64,128,256", help="tokens per sequence")
@@ -194,49 +195,104 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--agreement-chunks", type=int, default=0, help="default: 512 (cuda)")
     parser.add_argument("--peak-tflops", type=float, default=0.0)
     parser.add_argument("--out", type=Path, default=RESULTS / "speed_gpu_encoder.json")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
 
-    if args.device == "cuda":
+
+def import_onnxruntime(device: str) -> Any:
+    """onnxruntime, with the CUDA libraries its CUDA provider links against loaded first."""
+    if device == "cuda":
         # A PyTorch built for the same CUDA loads cuBLAS, cuDNN and the runtime that
         # onnxruntime's CUDA provider links against (onnxruntime's own advice).
-        import contextlib
-
         with contextlib.suppress(ImportError):
             import torch  # noqa: F401
     import onnxruntime
-    from sharc.embedding import GPU_BATCH_ROWS, Embedder
 
-    if args.device == "cuda" and hasattr(onnxruntime, "preload_dlls"):
+    if device == "cuda" and hasattr(onnxruntime, "preload_dlls"):
         # CUDA and cuDNN from the nvidia-* wheels (PyTorch's) are not on the loader's path;
         # preload_dlls finds them, and prints what it did, so keep stdout for the results.
-        import contextlib
-
         with contextlib.redirect_stdout(sys.stderr):
             onnxruntime.preload_dlls()
-    lengths = [int(x) for x in args.lengths.split(",")]
-    budgets = [int(x) for x in args.budgets.split(",")]
-    precisions = args.precisions.split(",")
-    if args.device == "cuda":
-        peak = args.peak_tflops or H200_FP16_DENSE_TFLOPS
-        peak_source = (
-            "--peak-tflops" if args.peak_tflops else "H200 SXM dense fp16 tensor peak (NVIDIA)"
-        )
-    else:
-        peak = args.peak_tflops or nominal_cpu_peak_tflops()
-        peak_source = "--peak-tflops" if args.peak_tflops else "the cores' nominal float32 FMA peak"
+    return onnxruntime
 
-    corpus = code_corpus()
+
+def fp16_peak(device: str, peak_tflops: float) -> tuple[float, str]:
+    """The bound in TFLOP/s the runs are measured against, and where the figure comes from."""
+    if device == "cuda":
+        peak = peak_tflops or H200_FP16_DENSE_TFLOPS
+        peak_source = "--peak-tflops" if peak_tflops else "H200 SXM dense fp16 tensor peak (NVIDIA)"
+    else:
+        peak = peak_tflops or nominal_cpu_peak_tflops()
+        peak_source = "--peak-tflops" if peak_tflops else "the cores' nominal float32 FMA peak"
+    return peak, peak_source
+
+
+def load_checked(precision: str, device: str, budget: int) -> Any:
+    """``load_variant``, refusing an embedder on another device or at another precision."""
+    from sharc.embedding import Embedder
+
+    embedder = load_variant(precision, device, budget)
+    assert isinstance(embedder, Embedder)
+    if embedder.device != device or embedder.precision != precision.split("-")[0]:
+        raise SystemExit(
+            f"asked for {precision} on {device}, got {embedder!r}; is"
+            " onnxruntime-gpu installed and the onnx package present?"
+        )
+    return embedder
+
+
+def best_seconds(
+    embedder: Any, sequences: list[list[int]], budget: int, length: int, repeats: int
+) -> float:
+    """One warm-up call's worth of sequences, then the fastest of ``repeats`` full runs."""
+    encode_all(embedder, sequences[: max(1, budget // length)])  # warm-up
+    best = float("inf")
+    for _ in range(max(1, repeats)):
+        started = time.perf_counter()
+        encode_all(embedder, sequences)
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def run_record(
+    precision: str, length: int, budget: int, count: int, best: float, peak: float
+) -> dict[str, Any]:
+    """One configuration's row of ``runs``, as it was measured."""
+    from sharc.embedding import GPU_BATCH_ROWS
+
+    tokens = count * length
+    tflops = tokens * flops_per_token(length) / best / 1e12
+    return {
+        "precision": precision,
+        "length": length,
+        "budget": budget,
+        "rows_per_call": min(count, max(1, budget // length), GPU_BATCH_ROWS),
+        "chunks": count,
+        "tokens": tokens,
+        "seconds": round(best, 4),
+        "tokens_per_s": round(tokens / best, 1),
+        "chunks_per_s": round(count / best, 1),
+        "tflops": round(tflops, 3),
+        "percent_of_fp16_peak": round(100.0 * tflops / peak, 3),
+    }
+
+
+def measure_throughput(
+    args: argparse.Namespace,
+    precisions: list[str],
+    budgets: list[int],
+    lengths: list[int],
+    corpus: list[str],
+    peak: float,
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Every precision x budget x length, each printed to stderr as it ends: the runs, and the
+    embedder of each precision (for the agreement check)."""
+    from sharc.embedding import GPU_BATCH_ROWS
+
     runs: list[dict[str, Any]] = []
-    embedders: dict[str, Embedder] = {}
+    embedders: dict[str, Any] = {}
     windows: dict[int, list[list[int]]] = {}
     for precision in precisions:
-        embedder = load_variant(precision, args.device, budgets[0])
-        assert isinstance(embedder, Embedder)
-        if embedder.device != args.device or embedder.precision != precision.split("-")[0]:
-            raise SystemExit(
-                f"asked for {precision} on {args.device}, got {embedder!r}; is"
-                " onnxruntime-gpu installed and the onnx package present?"
-            )
+        embedder = load_checked(precision, args.device, budgets[0])
         embedders[precision] = embedder
         for budget in budgets:
             # What load_embedder(batch_tokens=budget) sets, without a new session each time.
@@ -246,28 +302,8 @@ def main(argv: list[str] | None = None) -> int:
                 count = args.chunks or max(1, 1_000_000 // length)
                 if length not in windows:
                     windows[length] = token_windows(embedder, corpus, length, count)
-                sequences = windows[length]
-                encode_all(embedder, sequences[: max(1, budget // length)])  # warm-up
-                best = float("inf")
-                for _ in range(max(1, args.repeats)):
-                    started = time.perf_counter()
-                    encode_all(embedder, sequences)
-                    best = min(best, time.perf_counter() - started)
-                tokens = count * length
-                tflops = tokens * flops_per_token(length) / best / 1e12
-                run = {
-                    "precision": precision,
-                    "length": length,
-                    "budget": budget,
-                    "rows_per_call": min(count, max(1, budget // length), GPU_BATCH_ROWS),
-                    "chunks": count,
-                    "tokens": tokens,
-                    "seconds": round(best, 4),
-                    "tokens_per_s": round(tokens / best, 1),
-                    "chunks_per_s": round(count / best, 1),
-                    "tflops": round(tflops, 3),
-                    "percent_of_fp16_peak": round(100.0 * tflops / peak, 3),
-                }
+                best = best_seconds(embedder, windows[length], budget, length, args.repeats)
+                run = run_record(precision, length, budget, count, best, peak)
                 runs.append(run)
                 print(
                     f"{precision} L={length:4d} budget={budget:7d}: {run['tokens_per_s']:>12,.0f}"
@@ -276,12 +312,24 @@ def main(argv: list[str] | None = None) -> int:
                     file=sys.stderr,
                     flush=True,
                 )
+    return runs, embedders
 
+
+def check_agreement(
+    args: argparse.Namespace, embedders: dict[str, Any], corpus: list[str], first_budget: int
+) -> dict[str, Any]:
+    """``agreement`` over a sample of the corpus, each embedder at the agreement run's budget."""
     sample = args.agreement_chunks or (512 if args.device == "cuda" else args.chunks or 16)
     for embedder in embedders.values():
-        embedder._batch_tokens = 65536 if args.device == "cuda" else budgets[0]
-    checked = agreement(args.device, embedders, corpus[::7][:sample])
-    best_runs = {
+        embedder._batch_tokens = 65536 if args.device == "cuda" else first_budget
+    return agreement(args.device, embedders, corpus[::7][:sample])
+
+
+def best_of_runs(
+    runs: list[dict[str, Any]], precisions: list[str], lengths: list[int]
+) -> dict[str, dict[str, Any]]:
+    """The fastest run of each precision and length, keyed ``{precision}_L{length}``."""
+    return {
         f"{precision}_L{length}": max(
             (r for r in runs if r["precision"] == precision and r["length"] == length),
             key=lambda r: r["tokens_per_s"],
@@ -290,16 +338,33 @@ def main(argv: list[str] | None = None) -> int:
         for length in lengths
     }
 
-    def ratio(a: str, b: str) -> dict[str, float]:
-        if a not in precisions or b not in precisions:
-            return {}
-        return {
-            f"L{n}": round(
-                best_runs[f"{a}_L{n}"]["tokens_per_s"] / best_runs[f"{b}_L{n}"]["tokens_per_s"], 3
-            )
-            for n in lengths
-        }
 
+def speed_ratio(
+    best_runs: dict[str, dict[str, Any]], precisions: list[str], lengths: list[int], a: str, b: str
+) -> dict[str, float]:
+    """``a``'s best tokens/s over ``b``'s at each length; empty unless both were run."""
+    if a not in precisions or b not in precisions:
+        return {}
+    return {
+        f"L{n}": round(
+            best_runs[f"{a}_L{n}"]["tokens_per_s"] / best_runs[f"{b}_L{n}"]["tokens_per_s"], 3
+        )
+        for n in lengths
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    onnxruntime = import_onnxruntime(args.device)
+    lengths = [int(x) for x in args.lengths.split(",")]
+    budgets = [int(x) for x in args.budgets.split(",")]
+    precisions = args.precisions.split(",")
+    peak, peak_source = fp16_peak(args.device, args.peak_tflops)
+
+    corpus = code_corpus()
+    runs, embedders = measure_throughput(args, precisions, budgets, lengths, corpus, peak)
+    checked = check_agreement(args, embedders, corpus, budgets[0])
+    best_runs = best_of_runs(runs, precisions, lengths)
     result = {
         "benchmark": "gpu_encoder",
         "command": "python -m benches.speed.gpu_encoder " + " ".join(argv or sys.argv[1:]),
@@ -314,8 +379,10 @@ def main(argv: list[str] | None = None) -> int:
         "peak_source": peak_source,
         "runs": runs,
         "best": best_runs,
-        "fp16_over_fp32_tokens_per_s": ratio("fp16", "fp32"),
-        "fused_over_unfused_fp16_tokens_per_s": ratio("fp16", "fp16-unfused"),
+        "fp16_over_fp32_tokens_per_s": speed_ratio(best_runs, precisions, lengths, "fp16", "fp32"),
+        "fused_over_unfused_fp16_tokens_per_s": speed_ratio(
+            best_runs, precisions, lengths, "fp16", "fp16-unfused"
+        ),
         "agreement": checked,
         "machine": machine(),
     }

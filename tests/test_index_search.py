@@ -1,0 +1,304 @@
+"""The index end to end, searching: what a query finds first (definitions by name, by
+question and in lower case, files and members named in words, a directory named in the
+question), filters and modes, results as files with their other close hits, concurrent searches,
+and how a keyword-only search ranks; the real model, real usearch, real tantivy, on a small real
+repository."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from pathlib import Path
+
+import pytest
+import sharc
+from index_helpers import _open, _top
+from sharc.index import Index
+
+
+def test_natural_language_and_identifier_queries_find_the_definition(built: Index) -> None:
+    assert _top(built, "hash a password with a salt") == "hash_password"
+    assert _top(built, "retry an action with exponential backoff") == "retry_with_backoff"
+    assert _top(built, "TaskStore") == "TaskStore"
+    assert _top(built, "verify_password") == "verify_password"
+    assert _top(built, "NewQueue") == "NewQueue"
+    response = built.search("delete a task from the database", limit=3)
+    assert response.arms == ("keyword", "semantic")
+    assert response.complete
+    first = response[0]
+    assert first.symbol == "delete_task" and first.kind == "method"
+    assert first.location == f"taskboard/storage.py:{first.start_line}-{first.end_line}"
+    assert 0 < first.score <= 1
+    assert "def delete_task" in first.code and "Context:" in first.header
+
+
+def test_a_question_about_one_names_definition_ranks_as_the_name(built: Index) -> None:
+    bare = built.search("TaskStore", limit=5)
+    asked = built.search("where is the TaskStore class defined?", limit=5)
+    assert [r.id for r in asked] == [r.id for r in bare] and asked[0].symbol == "TaskStore"
+    assert asked.query_kind == bare.query_kind == "identifier"
+    assert _top(built, "the Task class") == "Task"
+    assert _top(built, "how does `due_within` work") == "due_within"
+    # A question that asks for something else is searched as asked.
+    assert built.search("where is TaskStore used", limit=5).query_kind == "mixed"
+
+
+def test_a_name_typed_in_lower_case_finds_its_definition(built: Index) -> None:
+    # The arms read names without case; the definition is looked up as the code spells it.
+    for query in ("taskstore", "where is taskstore defined", "the newqueue function"):
+        assert _top(built, query) == _top(built, query.replace("taskstore", "TaskStore")
+                                           .replace("newqueue", "NewQueue")), query
+    assert _top(built, "taskstore") == "TaskStore"
+    assert built.search("where is taskstore defined", limit=5).query_kind == "identifier"
+    # A name typed with a capital means that case: nothing defines `Taskstore` as typed.
+    assert built.search("where is Taskstore defined", limit=5).query_kind != "identifier"
+    # A qualified name: the definition whose qualified name ends with it, in the code's case.
+    manifest = built._reader_manifest()
+    assert manifest.defined_spelling("taskstore.loadtasks") == "TaskStore.load_tasks"
+    assert manifest.defined_spelling("Taskstore.load_tasks") is None  # a capital: as typed
+    assert _top(built, "taskstore::loadtasks") == "load_tasks"
+    # A word nothing defines in any case stays a question.
+    assert built.search("how does caching work", limit=5).query_kind != "identifier"
+
+
+@pytest.mark.parametrize(
+    ("query", "path"),
+    [
+        ("storage.py", "taskboard/storage.py"),
+        ("taskboard/storage.py", "taskboard/storage.py"),
+        ("where is `queue.go`", "notifier/queue.go"),
+        ("the queue file", "notifier/queue.go"),
+        ("open tsconfig.json", "web/tsconfig.json"),
+        ("TaskList.ts", "web/src/components/TaskList.ts"),
+    ],
+)
+def test_a_file_asked_for_by_name_comes_first(built: Index, query: str, path: str) -> None:
+    results = built.search(query, limit=5)
+    assert results[0].path == path, [r.path for r in results]
+    assert len(results) == 5  # the rest of the list as the name ranks it
+
+
+def test_a_named_file_outside_the_filters_is_not_shown(built: Index) -> None:
+    results = built.search("queue.go", languages=["python"], limit=5)
+    assert results and all(r.language == "python" for r in results)
+
+
+def test_a_question_that_names_a_directory_searches_it_first(built: Index) -> None:
+    scoped = built.search("send a notification in notifier/", limit=6)
+    inside = [r for r in scoped if r.path.startswith("notifier/")]
+    assert scoped[: len(inside)] == inside and len(inside) >= 2  # the directory first ...
+    assert len(scoped) == 6  # ... then the rest of the repository
+    assert all(r.score <= inside[-1].score for r in scoped[len(inside):])
+    # Searched as the question without its place, as `path_prefix` would.
+    alone = built.search("send a notification", path_prefix="notifier/", limit=6)
+    assert [r.id for r in alone] == [r.id for r in inside]
+    # An explicit `path_prefix` wins; a path no file lies under is a question's words.
+    assert all(r.path.startswith("taskboard/") for r in built.search(
+        "send a notification in notifier/", path_prefix="taskboard/", limit=3))
+    assert built.search("send a notification in nowhere/at/all", limit=3)
+    # A directory named by its name.
+    named = built.search("send a notification in the notifier package", limit=6)
+    assert [r.id for r in named] == [r.id for r in scoped]
+
+
+@pytest.mark.parametrize(
+    ("query", "fqn"),
+    [
+        ("the delete_task method of TaskStore", "TaskStore.delete_task"),
+        ("TaskStore's save_task method", "TaskStore.save_task"),
+        ("how does Queue Push work", "main.Queue.Push"),
+    ],
+)
+def test_a_member_named_in_words_finds_its_definition(built: Index, query: str, fqn: str) -> None:
+    response = built.search(query, limit=3)
+    assert response[0].fqn == fqn and response.query_kind == "identifier"
+
+
+def test_filters_and_modes(built: Index) -> None:
+    go_only = built.search("push a message on the queue", languages=["go"], limit=5)
+    assert go_only and all(r.language == "go" for r in go_only)
+    under = built.search("task", path_prefix="taskboard/", limit=10)
+    assert under and all(r.path.startswith("taskboard/") for r in under)
+    by_ext = built.search("task", extensions=[".ts"], limit=10)
+    assert all(r.path.endswith(".ts") for r in by_ext)
+    keyword = built.search("verify_password", mode="keyword")
+    assert keyword.arms == ("keyword",) and keyword[0].symbol == "verify_password"
+    semantic = built.search("check a password against its stored hash", mode="semantic")
+    assert semantic.arms == ("semantic",)
+    assert built.search("   ").results == []
+    for hostile in ['"', "AND OR (", "::", "a:b", "ü" * 50, "x" * 5000]:
+        built.search(hostile)
+
+
+def test_results_are_spread_across_files(built: Index) -> None:
+    results = built.search("task", limit=6)
+    paths = [r.path for r in results]
+    assert max(paths.count(p) for p in set(paths)) <= 2
+
+
+def test_results_are_files_with_their_other_close_hits_under_them(built: Index) -> None:
+    response = built.search("task storage", limit=4)
+    paths = [hit.path for hit in response]
+    assert len(paths) == len(set(paths)) == 4 and paths[0] == "taskboard/storage.py"
+    assert response[0].symbol == "load_tasks" and response[0].same_file_hits
+    for hit in response:
+        assert len(hit.same_file_hits) <= 2  # max_per_file=3: the best and two more
+        for other in hit.same_file_hits:
+            # Scores as shown (scaled by the best result's): the order holds; which hits
+            # are close enough is read on the raw scores (`test_ranking_files`).
+            assert other.path == hit.path and hit.score >= other.score > 0
+            assert not other.same_file_hits
+    reading = response.all_hits()
+    assert reading[: 1 + len(response[0].same_file_hits)] == [
+        response[0], *response[0].same_file_hits
+    ]
+    assert len(reading) == sum(1 + len(hit.same_file_hits) for hit in response)
+    assert all(len(hit.same_file_hits) <= 1 for hit in built.search("task storage", max_per_file=2))
+    assert not any(hit.same_file_hits for hit in built.search("task storage", max_per_file=1))
+    flat = built.search("task storage", limit=4, group_by_file=False)
+    assert [hit.location for hit in flat][:2] == [
+        response[0].location, response[0].same_file_hits[0].location
+    ]
+    assert not any(hit.same_file_hits for hit in flat)
+
+
+def test_concurrent_searches_from_threads(built: Index) -> None:
+    errors: list[BaseException] = []
+
+    def worker() -> None:
+        try:
+            for _ in range(5):
+                assert built.search("hash a password")[0].symbol == "hash_password"
+        except BaseException as error:  # noqa: BLE001
+            errors.append(error)
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+
+
+def _keyword_index_of(tmp_path: Path, path: str, source: str) -> Index:
+    """A keyword-only index of a repository holding one file."""
+    root = tmp_path / "repo"
+    (root / path).parent.mkdir(parents=True)
+    (root / path).write_text(source)
+    index = sharc.Index.open(root, index_dir=tmp_path / "index")
+    index.update(embed=False)
+    return index
+
+
+def _first_line(index: Index, query: str, limit: int = 1) -> list[int]:
+    return [
+        hit.start_line
+        for hit in index.search(query, mode="keyword", limit=limit, group_by_file=False)
+    ]
+
+
+def test_a_public_definition_comes_before_a_private_one_of_the_same_name(tmp_path: Path) -> None:
+    # The private helper says `connect` more often: BM25 prefers it.
+    index = _keyword_index_of(
+        tmp_path, "lib/protocol.ex",
+        "defmodule Protocol do\n"
+        "  def connect(opts) do\n    connect(opts[:host], opts[:port], opts)\n  end\n\n"
+        "  def close(socket), do: :gen_tcp.close(socket)\n\n"
+        "  defp connect(host, port, opts) do\n"
+        "    # connect, then connect again when the first connect fails\n"
+        "    :gen_tcp.connect(host, port, opts)\n  end\nend\n",
+    )
+    assert _first_line(index, "connect", limit=2) == [1, 8]
+    assert _first_line(index, "Protocol.connect") == [1]
+    index.close()
+
+
+def test_a_rust_trait_private_at_the_crate_root_comes_before_a_pub_one_in_a_private_module(
+    tmp_path: Path,
+) -> None:
+    # anyhow's shape: the crate's own `trait StdError` (private at the root, so crate-wide)
+    # and a `pub trait StdError` that a private `mod ext` keeps inside `context.rs`.
+    root = tmp_path / "repo"
+    (root / "src").mkdir(parents=True)
+    (root / "src/lib.rs").write_text(
+        "mod context;\n\n"
+        "trait StdError: Debug + Display {\n    fn source(&self) -> Option<&dyn StdError> {\n"
+        "        None\n    }\n}\n"
+    )
+    (root / "src/context.rs").write_text(
+        "mod ext {\n    use super::*;\n\n"
+        "    pub trait StdError {\n        fn ext_context(self) -> Error;\n    }\n\n"
+        "    impl StdError for Error {\n        fn ext_context(self) -> Error {\n"
+        "            // StdError, StdError\n            self\n        }\n    }\n}\n"
+    )
+    index = sharc.Index.open(root, index_dir=tmp_path / "index")
+    index.update(embed=False)
+    [first] = index.search("StdError", mode="keyword", limit=1)
+    assert (first.path, first.start_line) == ("src/lib.rs", 3)
+    index.close()
+
+
+def test_a_ruby_instance_method_query_finds_the_instance_method(tmp_path: Path) -> None:
+    index = _keyword_index_of(
+        tmp_path, "lib/client.rb",
+        "class Client\n"
+        "  def push(item)\n    raw_push(item)\n  end\n\n"
+        "  class << self\n"
+        "    def push(item)\n      new.push(item).push(item)\n    end\n  end\nend\n",
+    )
+    # BM25 prefers the class method (it says push more often); `#` names the instance method.
+    assert _first_line(index, "Client.push") == [7]
+    assert _first_line(index, "Client#push") == [2]
+    index.close()
+
+
+def test_a_key_only_a_config_file_holds_leads_a_keyword_only_search(
+    small_repo: Path, tmp_path: Path
+) -> None:
+    # BM25 alone: the project file holds `LangVersion` whole, the code only its parts; ranked
+    # by rank alone the config file's penalty put the code first.
+    (small_repo / "src").mkdir(exist_ok=True)
+    (small_repo / "src/Tasks.csproj").write_text(
+        "<Project>\n  <PropertyGroup>\n    <LangVersion>latest</LangVersion>\n"
+        "  </PropertyGroup>\n</Project>\n"
+    )
+    (small_repo / "taskboard/about.py").write_text(
+        '"""Version and language of the package."""\n\n__version__ = "1.0"\nlang = "en"\n\n\n'
+        "def version_string(lang: str = lang) -> str:\n"
+        '    return f"{lang} {__version__}"\n'
+    )
+    index = _open(small_repo, tmp_path)
+    index.update(embed=False)
+    results = index.search("LangVersion")
+    assert results.arms == ("keyword",)
+    assert results[0].path == "src/Tasks.csproj", [r.path for r in results]
+
+
+def test_a_question_searched_by_keywords_alone_finds_the_code_that_holds_its_words(
+    small_repo: Path, tmp_path: Path
+) -> None:
+    # BM25 alone sums the weights of the words each chunk holds: the notes that repeat its
+    # two rare words led; the function that holds every word of the question leads now.
+    (small_repo / "taskboard/notes.py").write_text(
+        "def expired_eviction(expired):\n"
+        '    """Eviction: expired, eviction, expired, eviction, expired."""\n'
+        "    return [expired, expired]\n"
+    )
+    (small_repo / "taskboard/sweeper.py").write_text(
+        "def sweep(cache, now):\n"
+        '    """Evict the cache entries that expired."""\n'
+        "    return {key: entry for key, entry in cache.items() if entry.expires > now}\n"
+    )
+    (small_repo / "taskboard/caches.py").write_text("".join(
+        f"def cache_{n}(entries):\n    return [cache for cache in entries]\n\n\n"
+        for n in range(12)
+    ))
+    index = _open(small_repo, tmp_path)
+    index.update(embed=False)
+    question = "how are expired cache entries evicted"
+    results = index.search(question, limit=3)
+    assert results.arms == ("keyword",)
+    assert results[0].symbol == "sweep", [r.location for r in results]
+    index.ranking_settings = dataclasses.replace(index.ranking_settings, keyword_coverage=0.0)
+    assert index.search(question, limit=3)[0].path == "taskboard/notes.py"  # as BM25 ranks
+    index.close()
