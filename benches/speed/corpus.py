@@ -1,12 +1,16 @@
 """What the indexing benchmarks share: the data they read (click 8.1.7) and the queries they time,
 trees of real source files (stdlib modules copied round-robin) sized in files or in chunks, random
 unit vectors for every chunk of a keyword-only index (the ANN arm's load, where the model would
-take hours), and where each index lives under a work directory.
+take hours), where each index lives under a work directory, and the `git status` baseline
+timed on a tree.
 """
 
 from __future__ import annotations
 
 import shutil
+import statistics
+import subprocess
+import time
 from pathlib import Path
 
 import numpy as np
@@ -97,3 +101,25 @@ def fill_synthetic_vectors(index_dir: Path, dimension: int, seed: int = 7) -> in
     store.save(index_dir / "vectors.usearch")
     manifest.close()
     return len(keys)
+
+
+def git_status_seconds(tree: Path, rounds: int = 5) -> float:
+    """Median `git status` on `tree`, committed in a throwaway repository."""
+    subprocess.run(["git", "init", "-q"], cwd=tree, check=True)
+    try:
+        subprocess.run(["git", "add", "-A"], cwd=tree, check=True)
+        subprocess.run(
+            ["git", "-c", "user.email=b@b", "-c", "user.name=b", "commit", "-qm", "x"],
+            cwd=tree,
+            check=True,
+        )
+        git = []
+        for _ in range(rounds):
+            started = time.perf_counter()
+            subprocess.run(
+                ["git", "status", "--porcelain"], cwd=tree, check=True, capture_output=True
+            )
+            git.append(time.perf_counter() - started)
+    finally:
+        shutil.rmtree(tree / ".git")
+    return statistics.median(git)

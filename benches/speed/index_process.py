@@ -13,34 +13,12 @@ import sys
 import time
 from pathlib import Path
 
-from benches.speed.corpus import bench_index_dir, fill_synthetic_vectors
+from benches.speed.corpus import bench_index_dir, fill_synthetic_vectors, git_status_seconds
 
 
 def _sharc_index(root: Path, index_dir: Path, *options: str) -> list[str]:
     return [sys.executable, "-m", "sharc.cli", "index", str(root), "--index-dir", str(index_dir),
             *options]
-
-
-def _git_status_seconds(tree: Path, rounds: int = 5) -> float:
-    """Median `git status` on `tree`, committed in a throwaway repository."""
-    subprocess.run(["git", "init", "-q"], cwd=tree, check=True)
-    try:
-        subprocess.run(["git", "add", "-A"], cwd=tree, check=True)
-        subprocess.run(
-            ["git", "-c", "user.email=b@b", "-c", "user.name=b", "commit", "-qm", "x"],
-            cwd=tree,
-            check=True,
-        )
-        git = []
-        for _ in range(rounds):
-            started = time.perf_counter()
-            subprocess.run(
-                ["git", "status", "--porcelain"], cwd=tree, check=True, capture_output=True
-            )
-            git.append(time.perf_counter() - started)
-    finally:
-        shutil.rmtree(tree / ".git")
-    return statistics.median(git)
 
 
 def noop_process(work: Path, tree: Path, rounds: int = 5) -> dict:
@@ -62,7 +40,7 @@ def noop_process(work: Path, tree: Path, rounds: int = 5) -> dict:
         done = subprocess.run(command, check=True, capture_output=True, text=True)
         seconds.append(time.perf_counter() - started)
         assert " 0 chunks embedded" in done.stderr, done.stderr
-    git = _git_status_seconds(tree)
+    git = git_status_seconds(tree)
     stats = sharc.Index.open(tree, index_dir=index_dir).stats()
     return {
         "files": stats.files,
