@@ -9,7 +9,6 @@ import hashlib
 import json
 import os
 import shutil
-import signal
 import sqlite3
 import subprocess
 import sys
@@ -21,6 +20,7 @@ import sharc
 from sharc.embed_policy import REVISION, EmbedPolicy, is_preamble, judge_content, judge_path
 from sharc.index import Index
 from sharc.vector_sets import DEFAULT_SET
+from writer_kill import KILL_AFTER_A_BATCH, killed_after_first_line
 
 # Files a walk skips by default become visible with these (a user who indexes them on purpose).
 WALK = {
@@ -256,17 +256,6 @@ def test_copies_are_embedded_once(
     assert all(_vectors_of(index, "copies/three/taskboard/auth.py").values())
 
 
-KILL_AFTER_A_BATCH = """
-import sys, time, sharc
-index = sharc.Index.open(sys.argv[1], index_dir=sys.argv[2])
-def progress(p):
-    if p.phase == "embedding" and p.vectors == "default" and p.chunks_done > 0:
-        print(p.chunks_done, p.chunks_total, flush=True)
-        time.sleep(60)
-index.update(progress=progress)
-"""
-
-
 @pytest.mark.slow
 def test_copies_embedded_before_a_kill_are_not_embedded_again(
     small_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -274,14 +263,8 @@ def test_copies_embedded_before_a_kill_are_not_embedded_again(
     for copy in ("one", "two"):
         shutil.copytree(small_repo / "taskboard", small_repo / "copies" / copy / "taskboard")
     index_dir = tmp_path / "index"
-    with subprocess.Popen(
-        [sys.executable, "-c", KILL_AFTER_A_BATCH, str(small_repo), str(index_dir)],
-        stdout=subprocess.PIPE, text=True,
-    ) as process:
-        assert process.stdout is not None
-        done, total = map(int, process.stdout.readline().split())
-        os.kill(process.pid, signal.SIGKILL)
-        process.wait()
+    first_line = killed_after_first_line(KILL_AFTER_A_BATCH, small_repo, index_dir)
+    done, total = map(int, first_line.split())
     distinct = _rows(index_dir, EMBEDDABLE_TEXTS)[0][0]
     assert 0 < done < total == distinct
     assert not (index_dir / "vectors.usearch").exists()

@@ -4,10 +4,6 @@ usearch and tantivy on the small fixture repository."""
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
@@ -19,6 +15,7 @@ from sharc.manifest import Manifest
 from sharc.stores import MANIFEST
 from sharc.vector_segments import open_for_search
 from sharc.vector_sets import DEFAULT_SET, FAST_SET, VectorSet
+from writer_kill import killed_after_first_line
 
 QUESTION = "hash a password with a salt"
 
@@ -244,14 +241,7 @@ def test_a_kill_in_either_stage_leaves_an_index_that_answers_and_resumes_to_a_cl
     small_repo: Path, tmp_path: Path, stage: str
 ) -> None:
     index_dir = tmp_path / "index"
-    with subprocess.Popen(
-        [sys.executable, "-c", KILL_AT, str(small_repo), str(index_dir), stage],
-        stdout=subprocess.PIPE, text=True,
-    ) as process:
-        assert process.stdout is not None
-        assert process.stdout.readline().strip() == "ready"
-        os.kill(process.pid, signal.SIGKILL)
-        process.wait()
+    assert killed_after_first_line(KILL_AT, small_repo, index_dir, stage) == "ready"
     killed = _open(small_repo, index_dir)
     response = killed.search(QUESTION)
     assert response and response[0].symbol == "hash_password"

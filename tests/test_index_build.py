@@ -7,15 +7,13 @@ repository."""
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import sharc
 from index_helpers import _open, _top
 from sharc.index import Index
+from writer_kill import KILL_AFTER_A_BATCH, killed_after_first_line
 
 
 def _rows(index_dir: Path, sql: str) -> list[tuple]:
@@ -112,14 +110,7 @@ def test_kill_9_during_indexing_leaves_a_usable_index(
     (small_repo / "taskboard" / "labels.py").write_text(
         "def colour_for_label(label):\n    palette = ['red', 'green']\n    return palette[len(label) % 2]\n"
     )
-    with subprocess.Popen(
-        [sys.executable, "-c", KILLER, str(small_repo), str(tmp_path / "index"), phase],
-        stdout=subprocess.PIPE, text=True,
-    ) as process:
-        assert process.stdout is not None
-        assert process.stdout.readline().strip() == "ready"
-        os.kill(process.pid, signal.SIGKILL)
-        process.wait()
+    assert killed_after_first_line(KILLER, small_repo, tmp_path / "index", phase) == "ready"
 
     reader = _open(small_repo, tmp_path)
     # Old or new state: the index opens and answers, and every hit is a file it knows.
@@ -146,30 +137,13 @@ def test_kill_9_during_indexing_leaves_a_usable_index(
     files.close()
 
 
-KILL_AFTER_A_BATCH = """
-import sys, time, sharc
-index = sharc.Index.open(sys.argv[1], index_dir=sys.argv[2])
-def progress(p):
-    if p.phase == "embedding" and p.vectors == "default" and p.chunks_done > 0:
-        print(p.chunks_done, p.chunks_total, flush=True)
-        time.sleep(60)
-index.update(progress=progress)
-"""
-
-
 @pytest.mark.slow
 def test_vectors_embedded_before_a_kill_are_not_embedded_again(
     small_repo: Path, tmp_path: Path
 ) -> None:
     # Killed after the first batch was journaled, long before usearch was saved.
-    with subprocess.Popen(
-        [sys.executable, "-c", KILL_AFTER_A_BATCH, str(small_repo), str(tmp_path / "index")],
-        stdout=subprocess.PIPE, text=True,
-    ) as process:
-        assert process.stdout is not None
-        done, total = map(int, process.stdout.readline().split())
-        os.kill(process.pid, signal.SIGKILL)
-        process.wait()
+    first_line = killed_after_first_line(KILL_AFTER_A_BATCH, small_repo, tmp_path / "index")
+    done, total = map(int, first_line.split())
     assert 0 < done < total
     assert not (tmp_path / "index" / "vectors.usearch").exists()
 

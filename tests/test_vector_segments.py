@@ -3,8 +3,6 @@ reads both as one, and a compaction folds them in. Real model, usearch and tanti
 
 from __future__ import annotations
 
-import os
-import signal
 import sqlite3
 import subprocess
 import sys
@@ -16,6 +14,7 @@ import sharc
 from sharc import stores
 from sharc.index import Index
 from sharc.vector_sets import DEFAULT_SET, VECTOR_STATE
+from writer_kill import killed_after_first_line
 
 MAIN, DELTA = "vectors.usearch", "vectors-delta.usearch"
 
@@ -182,14 +181,7 @@ def test_a_kill_while_embedding_into_the_delta_leaves_a_usable_index(
     for number in range(40):
         _add_function(small_repo, f"token_check_{number}", f"Check token number {number}.")
     (small_repo / "taskboard" / "scheduler.py").unlink()
-    with subprocess.Popen(
-        [sys.executable, "-c", KILL_WHILE_EMBEDDING, str(small_repo), str(index_dir)],
-        stdout=subprocess.PIPE, text=True,
-    ) as process:
-        assert process.stdout is not None
-        assert process.stdout.readline().strip() == "ready"
-        os.kill(process.pid, signal.SIGKILL)
-        process.wait()
+    assert killed_after_first_line(KILL_WHILE_EMBEDDING, small_repo, index_dir) == "ready"
     reader = _open(small_repo, index_dir)
     assert all(r.path != "taskboard/scheduler.py" for r in reader.search("retry backoff", limit=20))
     report = _open(small_repo, index_dir).update()
