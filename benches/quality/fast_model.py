@@ -118,14 +118,16 @@ def run_cosqa(args: argparse.Namespace) -> int:
     from sharc.index import Index
 
     from benches.quality import run as quality
+    from benches.quality.configs import all_configs, select_configs
+    from benches.quality.engines import Engines
 
     datasets = [d.limited(args.limit_queries) for d in quality.load_datasets(["cosqa"])]
-    configs = quality.select_configs(
-        quality.all_configs(), "sharc:keyword,sharc:independent:semantic,sharc:independent:hybrid"
+    configs = select_configs(
+        all_configs(), "sharc:keyword,sharc:independent:semantic,sharc:independent:hybrid"
     )
     payload: dict[str, Any] = {"models": {}}
     for label, model in (("default", None), ("fast", FAST)):
-        engines = quality.Engines(
+        engines = Engines(
             index_factory=functools.partial(Index.open, model=model),
             index_cache=args.index_cache / label,
         )

@@ -307,7 +307,7 @@ def train(recorded: Sequence[Recorded], args: argparse.Namespace) -> int:
     if args.write:
         write_weights(model, penalty, args.variant)
     if args.out:
-        from benches.quality.run import git_commit
+        from benches.quality.provenance import git_commit
 
         args.out.write_text(json.dumps({
             "benchmark": "sharc repository benchmark: learned correction against hand-tuned",

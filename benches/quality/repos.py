@@ -452,7 +452,7 @@ def comparisons(runs: Sequence[RepoRun], modes: Sequence[str]) -> dict[str, Any]
 
 
 def report(runs: Sequence[RepoRun], modes: Sequence[str]) -> dict[str, Any]:
-    from benches.quality.run import git_commit, machine
+    from benches.quality.provenance import git_commit, machine
 
     splits = {}
     for split in ("dev", "test"):

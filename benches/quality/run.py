@@ -17,19 +17,20 @@ Configurations (`--list` prints them):
 - `baseline:<chunker>`: the chunking ablation (see `baselines`): fixed 1000/200 windows,
   LangChain `from_language`, sharc chunks without / with headers; same model, cosine only.
 
+The configurations are in `benches.quality.configs`, the index builders in
+`benches.quality.engines`, the provenance recorded with each result in
+`benches.quality.provenance`; this module loads the datasets, scores, reports and is the
+command.
+
 Build the data first: `python -m benches.quality.build`.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import datetime as dt
 import fnmatch
 import json
-import os
-import platform
-import subprocess
 import sys
 import tempfile
 import time
@@ -40,108 +41,18 @@ from pathlib import Path
 from typing import Any
 
 from benches.quality import handwritten, metrics
+from benches.quality.configs import (
+    DEFAULT_DEPTH,
+    SETS,
+    Config,
+    ablation_groups,
+    all_configs,
+    default_embedding_mode,
+    select_configs,
+)
 from benches.quality.dataset import REPO_ROOT, RESULTS_DIR, Dataset, data_dir
-
-EMBEDDING_MODES = ("independent", "late", "combined")
-#: `--ranking`: `field=value,...` over `DEFAULT_SETTINGS` for sharc's score-fusion searches.
-RANKING = ""
-
-
-def rrf_weights():  # type: ignore[no-untyped-def]
-    """RRF as sharc ran it before score fusion, at its best on the dev sets (k=20; keyword
-    weight 0.25 against 1.0 for sentences, 0.8 against 1.0 mixed, 1.0 against 0.35 for
-    identifiers), as keyword shares, without the name-word lift."""
-    import dataclasses
-
-    from sharc.ranking import DEFAULT_SETTINGS
-
-    return dataclasses.replace(
-        DEFAULT_SETTINGS, method="rrf", k=20, natural_keyword=0.25 / 1.25,
-        mixed_keyword=0.8 / 1.8, identifier_keyword=1.0 / 1.35, name_words_lift=0.0,
-    )
-SETS = ("cosqa", "csn", "handwritten")
-DEFAULT_DEPTH = 100
-
-
-@dataclass(frozen=True)
-class Config:
-    """One row of the ablation grid."""
-
-    name: str
-    engine: str  # sharc | baseline
-    embedding_mode: str | None = None  # sharc: independent | late | combined | None (keyword)
-    search_mode: str = "semantic"  # sharc: semantic | keyword | hybrid
-    boosts: bool = True  # sharc hybrid: structural boosts on
-    fusion: str = "score"  # sharc hybrid: score (the default weights) | rrf (rrf_weights())
-    chunker: str | None = None  # baseline: fixed | langchain | sharc-no-header | sharc-header
-
-    @property
-    def build_key(self) -> tuple[str, str | None]:
-        """Configurations with the same key share one index."""
-        if self.engine == "baseline":
-            return ("baseline", self.chunker)
-        return ("sharc", self.embedding_mode)
-
-
-def default_embedding_mode() -> str:
-    try:
-        from sharc.index import DEFAULT_EMBEDDING_MODE
-
-        return str(DEFAULT_EMBEDDING_MODE)
-    except ImportError:
-        return "independent"
-
-
-def all_configs(default_mode: str | None = None) -> list[Config]:
-    from benches.quality.baselines import CHUNKERS
-
-    default_mode = default_mode or default_embedding_mode()
-    configs = [Config("sharc:keyword", "sharc", None, "keyword")]
-    for mode in EMBEDDING_MODES:
-        configs.append(Config(f"sharc:{mode}:semantic", "sharc", mode, "semantic"))
-        configs.append(Config(f"sharc:{mode}:hybrid", "sharc", mode, "hybrid"))
-        if mode == default_mode:
-            configs.append(
-                Config(
-                    f"sharc:{mode}:hybrid-rrf", "sharc", mode, "hybrid", boosts=False, fusion="rrf"
-                )
-            )
-            configs.append(
-                Config(f"sharc:{mode}:hybrid-rrf-boosts", "sharc", mode, "hybrid", fusion="rrf")
-            )
-    configs.extend(Config(f"baseline:{c}", "baseline", chunker=c) for c in CHUNKERS)
-    return configs
-
-
-def ablation_groups(default_mode: str) -> dict[str, list[str]]:
-    """Which rows make up each README ablation table."""
-    return {
-        "retrieval": [
-            "sharc:keyword",
-            f"sharc:{default_mode}:semantic",
-            f"sharc:{default_mode}:hybrid-rrf",
-            f"sharc:{default_mode}:hybrid-rrf-boosts",
-            f"sharc:{default_mode}:hybrid",
-        ],
-        "vectors": [f"sharc:{m}:{s}" for s in ("semantic", "hybrid") for m in EMBEDDING_MODES],
-        "chunking": [
-            "baseline:fixed",
-            "baseline:langchain",
-            "baseline:sharc-no-header",
-            "baseline:sharc-header",
-        ],
-    }
-
-
-def select_configs(configs: Sequence[Config], patterns: str | None) -> list[Config]:
-    if not patterns:
-        return list(configs)
-    wanted = [p.strip() for p in patterns.split(",") if p.strip()]
-    chosen = [c for c in configs if any(fnmatch.fnmatchcase(c.name, p) for p in wanted)]
-    if not chosen:
-        raise SystemExit(f"no configuration matches {patterns!r}; see --list")
-    return chosen
-
+from benches.quality.engines import Built, Engines
+from benches.quality.provenance import git_commit, machine, sharc_version
 
 # -- datasets ----------------------------------------------------------------------------------
 
@@ -177,141 +88,6 @@ def load_datasets(sets: Sequence[str], patterns: str | None = None) -> list[Data
         wanted = [p.strip() for p in patterns.split(",") if p.strip()]
         found = [d for d in found if any(fnmatch.fnmatchcase(d.name, p) for p in wanted)]
     return found
-
-
-# -- engines -----------------------------------------------------------------------------------
-
-
-@dataclass
-class Built:
-    """An index ready to answer: `search(texts, config) -> ranked lists of located results`."""
-
-    search: Callable[[Sequence[str], Config, int], list[list[Any]]]
-    index_seconds: float
-    info: dict[str, Any] = field(default_factory=dict)
-    close: Callable[[], None] = lambda: None
-
-
-class Engines:
-    """Builds indexes for configurations; `index_factory` and `embedder_factory` are seams for
-    tests (default: `sharc.Index.open` and `sharc.embedding.load_embedder`).
-
-    With `index_cache`, sharc indexes persist there (one per dataset and embedding mode) and a
-    rerun only syncs them: for tuning search-side settings without re-embedding. The index time
-    reported for a reused index is the one recorded when it was built cold. A change to the
-    chunker or the embedder is not a file change: clear the cache after one.
-    """
-
-    def __init__(
-        self,
-        *,
-        index_factory: Callable[..., Any] | None = None,
-        embedder_factory: Callable[[], Any] | None = None,
-        cache_path: Path | None = None,
-        use_cache: bool = True,
-        index_cache: Path | None = None,
-    ) -> None:
-        self._index_factory = index_factory
-        self.index_cache = index_cache
-        self._embedder_factory = embedder_factory
-        self._embedder: Any = None
-        self.cache_path = cache_path
-        self.use_cache = use_cache
-        self.model_id: str | None = None
-
-    def index_factory(self) -> Callable[..., Any]:
-        if self._index_factory is None:
-            from sharc.index import Index
-
-            self._index_factory = Index.open
-        return self._index_factory
-
-    def embedder(self) -> Any:
-        if self._embedder is None:
-            if self._embedder_factory is None:
-                from sharc.embedding import load_embedder
-
-                self._embedder_factory = load_embedder
-            self._embedder = self._embedder_factory()
-            self.model_id = getattr(self._embedder, "model_id", None)
-        return self._embedder
-
-    def build(self, dataset: Dataset, config: Config, workdir: Path) -> Built:
-        if config.engine == "baseline":
-            return self._build_baseline(dataset, config)
-        return self._build_sharc(dataset, config, workdir)
-
-    def _build_sharc(self, dataset: Dataset, config: Config, workdir: Path) -> Built:
-        label = config.embedding_mode or "keyword"
-        index_dir = workdir / f"index-{label}"
-        if self.index_cache is not None:
-            index_dir = self.index_cache / dataset.name.replace("/", "__") / label
-        sidecar = index_dir.parent / f"{label}.build.json"
-        reused = (index_dir / "manifest.sqlite").exists() and sidecar.is_file()
-        index = self.index_factory()(
-            dataset.root,
-            index_dir=index_dir,
-            embedding_mode=config.embedding_mode or default_embedding_mode(),
-        )
-        started = time.perf_counter()
-        report = index.update(embed=config.embedding_mode is not None)
-        seconds = time.perf_counter() - started
-        info: dict[str, Any] = {}
-        with contextlib.suppress(Exception):
-            stats = index.stats()
-            info = {
-                "files": stats.files,
-                "chunks": stats.chunks,
-                "embedded_chunks": stats.embedded_chunks,
-                "model": stats.model,
-                "size_bytes": stats.size_bytes,
-            }
-            self.model_id = self.model_id or stats.model or None
-        skipped = getattr(report, "skipped", None)
-        if skipped is not None:
-            info["skipped_files"] = len(skipped)
-        if self.index_cache is not None:
-            if reused:
-                info["index_reused"] = True
-                info["sync_seconds"] = round(seconds, 3)
-                seconds = float(json.loads(sidecar.read_text())["index_seconds"])
-            else:
-                sidecar.parent.mkdir(parents=True, exist_ok=True)
-                sidecar.write_text(
-                    json.dumps({"index_seconds": seconds, "root": str(dataset.root)})
-                )
-
-        def search(texts: Sequence[str], cfg: Config, depth: int) -> list[list[Any]]:
-            from sharc.ranking import DEFAULT_SETTINGS
-
-            from benches.quality.tune_repos import parse_variant
-
-            defaults = parse_variant(RANKING, DEFAULT_SETTINGS)
-            settings = rrf_weights() if cfg.fusion == "rrf" else defaults
-            index.ranking_settings = settings if cfg.boosts else settings.plain()
-            return [
-                metrics.read_in_order(index.search(t, limit=depth, mode=cfg.search_mode))[:depth]
-                for t in texts
-            ]
-
-        return Built(search, seconds, info, getattr(index, "close", lambda: None))
-
-    def _build_baseline(self, dataset: Dataset, config: Config) -> Built:
-        from benches.quality.baselines import BaselineIndex, EmbeddingCache, default_cache_path
-
-        embedder = self.embedder()
-        cache_path = (self.cache_path or default_cache_path()) if self.use_cache else None
-        cache = EmbeddingCache(cache_path, getattr(embedder, "model_id", "unknown"))
-        try:
-            built = BaselineIndex.build(dataset.root, config.chunker or "", embedder, cache)
-        finally:
-            cache.close()
-
-        def search(texts: Sequence[str], cfg: Config, depth: int) -> list[list[Any]]:
-            return built.search_many(texts, depth)
-
-        info = {"chunks": len(built.chunks), "cache_hits": built.cache_hits}
-        return Built(search, built.index_seconds, info)
 
 
 # -- running -----------------------------------------------------------------------------------
@@ -449,54 +225,7 @@ def summarize_sets(rows: Sequence[Row]) -> dict[str, dict[str, Any]]:
     return out
 
 
-# -- provenance ----------------------------------------------------------------------------------
-
-
-def git_commit() -> dict[str, Any]:
-    def git(*args: str) -> str:
-        return subprocess.run(
-            ["git", *args], cwd=REPO_ROOT, capture_output=True, text=True, check=True, timeout=30
-        ).stdout.strip()
-
-    try:
-        commit = git("rev-parse", "HEAD")
-    except (OSError, subprocess.SubprocessError):
-        commit = "unknown"
-    try:
-        dirty = bool(git("status", "--porcelain", "--untracked-files=no"))
-    except (OSError, subprocess.SubprocessError):
-        dirty = None
-    return {"commit": commit, "dirty": dirty}
-
-
-def machine() -> dict[str, Any]:
-    info: dict[str, Any] = {
-        "cpu_count": os.cpu_count(),
-        "platform": platform.platform(),
-        "python": platform.python_version(),
-    }
-    with contextlib.suppress(AttributeError):
-        info["cpus_available"] = len(os.sched_getaffinity(0))
-    with contextlib.suppress(OSError):
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                info["cpu_model"] = line.split(":", 1)[1].strip()
-                break
-    with contextlib.suppress(OSError, ValueError, IndexError):
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemTotal"):
-                info["memory_gib"] = round(int(line.split()[1]) / 2**20, 1)
-                break
-    return info
-
-
-def sharc_version() -> str | None:
-    try:
-        import sharc
-
-        return getattr(sharc, "__version__", None)
-    except ImportError:
-        return None
+# -- report ------------------------------------------------------------------------------------
 
 
 def report(
@@ -572,8 +301,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ranking", default="",
                         help="field=value,... over the default ranking settings (sharc hybrid)")
     args = parser.parse_args(argv)
-    global RANKING
-    RANKING = args.ranking
     _ensure_sharc_importable()
     sets = [s.strip() for s in args.sets.split(",") if s.strip()]
     if set(sets) - set(SETS):
@@ -588,7 +315,9 @@ def main(argv: list[str] | None = None) -> int:
     datasets = [d.limited(args.limit_queries) for d in load_datasets(sets, args.datasets or None)]
     if not datasets:
         parser.error("no dataset selected")
-    engines = Engines(use_cache=not args.no_cache, index_cache=args.index_cache)
+    engines = Engines(
+        use_cache=not args.no_cache, index_cache=args.index_cache, ranking=args.ranking
+    )
     details_file = args.details.open("w", encoding="utf-8") if args.details else None
     try:
         write_detail = (

@@ -84,7 +84,7 @@ def _against_better_arm(configs: dict[str, dict[str, Any]]) -> list[str]:
 
 
 def _default_embedding_mode() -> str:
-    from benches.quality.run import default_embedding_mode
+    from benches.quality.configs import default_embedding_mode
 
     return default_embedding_mode()
 

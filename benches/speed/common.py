@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from benches.quality.run import git_commit
-from benches.quality.run import machine as _machine
+from benches.quality.provenance import git_commit
+from benches.quality.provenance import machine as _machine
 
 REPO = Path(__file__).resolve().parents[2]
 RESULTS = REPO / "benches" / "results"
