@@ -37,8 +37,7 @@ from sharc.ranking.query import (
     QueryKind,
     classify_query,
     covers_words,
-    holds_word_start,
-    lower_alike,
+    share_held,
     word_starts,
 )
 from sharc.ranking.records import C, Scored
@@ -402,10 +401,8 @@ def covered_hits(
     texts = read_text([chunk_id for chunk_id, _ in hits])
 
     def share(chunk_id: str) -> float:
-        if (text := texts.get(chunk_id)) is None:
-            return 1.0
-        lowered = lower_alike(text)
-        return sum(holds_word_start(text, lowered, word) for word in wanted) / len(wanted)
+        text = texts.get(chunk_id)
+        return 1.0 if text is None else share_held(text, wanted)
 
     covered = [(i, score * share(i) ** settings.keyword_coverage) for i, score in hits]
     return sorted(covered, key=lambda hit: -hit[1])

@@ -6,7 +6,7 @@ import enum
 import functools
 import re
 import string
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from sharc.stems import english_stem
@@ -87,10 +87,16 @@ def covers_words(query: str, text: str) -> bool:
     found at a word's or an identifier part's start): "how are plugins loaded" and
     `def load_plugin(name)`."""
     wanted = word_starts(query)
-    if not wanted:
-        return False
+    return bool(wanted) and share_held(text, wanted) == 1.0
+
+
+def share_held(text: str, starts: Sequence[str]) -> float:
+    """The share of `starts` (`word_starts` of a question) that `text` holds at a word's or an
+    identifier part's start (`holds_word_start`)."""
+    if not starts:
+        return 0.0
     lowered = lower_alike(text)
-    return all(holds_word_start(text, lowered, start) for start in wanted)
+    return sum(holds_word_start(text, lowered, start) for start in starts) / len(starts)
 
 
 def word_starts(query: str) -> list[str]:
