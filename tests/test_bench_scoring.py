@@ -19,7 +19,9 @@ if str(Path(__file__).resolve().parents[1]) not in sys.path:  # `pytest` run wit
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benches.quality import cosqa, csn, metrics, run, strip
+from benches.quality.configs import Config, ablation_groups, all_configs, select_configs
 from benches.quality.dataset import Dataset, Query, Target, split_lines
+from benches.quality.engines import Engines
 from benches.quality.metrics import Hit
 
 
@@ -350,11 +352,11 @@ def test_runner_scores_configurations_with_a_fake_index(tmp_path: Path) -> None:
         version="demo==1",
     )
     configs = [
-        run.Config("sharc:keyword", "sharc", None, "keyword"),
-        run.Config("sharc:late:semantic", "sharc", "late", "semantic"),
-        run.Config("sharc:late:hybrid", "sharc", "late", "hybrid"),
+        Config("sharc:keyword", "sharc", None, "keyword"),
+        Config("sharc:late:semantic", "sharc", "late", "semantic"),
+        Config("sharc:late:hybrid", "sharc", "late", "hybrid"),
     ]
-    engines = run.Engines(index_factory=FakeIndex)
+    engines = Engines(index_factory=FakeIndex)
     details: list[dict] = []
     rows = run.evaluate(
         [dataset], configs, engines, depth=10, details=details.append, log=lambda message: None
@@ -382,8 +384,8 @@ def test_runner_records_a_failed_build_and_goes_on(tmp_path: Path) -> None:
     )
     rows = run.evaluate(
         [dataset],
-        [run.Config("sharc:keyword", "sharc", None, "keyword")],
-        run.Engines(index_factory=Broken),
+        [Config("sharc:keyword", "sharc", None, "keyword")],
+        Engines(index_factory=Broken),
         log=lambda message: None,
     )
     assert rows[0].error == "RuntimeError: no model"
@@ -404,8 +406,8 @@ def test_runner_reuses_cached_indexes_with_their_cold_time(tmp_path: Path) -> No
     dataset = Dataset(
         "csn/demo", "csn", tmp_path, "function", [Query("q", "x", (Target("a.py", 1, 3),))]
     )
-    configs = [run.Config("sharc:keyword", "sharc", None, "keyword")]
-    engines = run.Engines(index_factory=Persistent, index_cache=tmp_path / "indexes")
+    configs = [Config("sharc:keyword", "sharc", None, "keyword")]
+    engines = Engines(index_factory=Persistent, index_cache=tmp_path / "indexes")
     first = run.evaluate([dataset], configs, engines, log=lambda message: None)[0]
     assert "index_reused" not in first.info
     assert (tmp_path / "indexes" / "csn__demo" / "keyword.build.json").is_file()
@@ -460,12 +462,12 @@ def test_baseline_chunkers_and_cache(tmp_path: Path, monkeypatch: pytest.MonkeyP
 
 
 def test_config_grid_names_and_groups() -> None:
-    configs = run.all_configs("independent")
+    configs = all_configs("independent")
     names = [c.name for c in configs]
     assert len(names) == len(set(names))
-    for group in run.ablation_groups("independent").values():
+    for group in ablation_groups("independent").values():
         assert set(group) <= set(names)
-    assert run.select_configs(configs, "baseline:*") == [
+    assert select_configs(configs, "baseline:*") == [
         c for c in configs if c.engine == "baseline"
     ]
 
