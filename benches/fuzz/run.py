@@ -2,7 +2,7 @@
 
 Builds and runs `examples/fuzz_chunker.rs` (one thread: every grammar in turn, generated
 hostile inputs, each checked for panics, hangs past the time budget and lines in no chunk;
-`rust/chunk/fuzz.rs` says what and how) and writes `benches/results/fuzz_chunker.json` with
+`rust/chunk/fuzz/` says what and how) and writes `benches/results/fuzz_chunker.json` with
 the commit, date and machine. Each language runs until it has `--inputs-per-language` inputs
 or `--seconds-per-language` seconds; the JSON says how many it got.
 """

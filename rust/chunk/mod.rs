@@ -62,7 +62,7 @@
 //! overflow the stack. A file gets `ChunkOptions::time_budget` to be parsed and walked: past
 //! it, tree-sitter is cancelled (or the walk stops) and the file is chunked as plain lines
 //! (module chunks cut at line boundaries), with the overrun reported in `syntax_errors`.
-//! `fuzz.rs` checks all of this on generated hostile inputs for every grammar.
+//! `fuzz/` checks all of this on generated hostile inputs for every grammar.
 
 mod bash;
 mod c_family;

@@ -35,7 +35,7 @@ fn a_header_part_inside_a_parse_error_among_the_members_stays_in_the_class() {
 
 #[test]
 fn fuzzing_findings_stay_fixed() {
-    // Each input is a shrunk case the fuzzer (`fuzz.rs`) found, with a word that was lost.
+    // Each input is a shrunk case the fuzzer (`fuzz/`) found, with a word that was lost.
     let cases: &[(&str, Language, &str, &str)] = &[
         // A comment after a parse error on its line was dropped with the error's span.
         ("a.py", Language::Python, "~# note\n", "note"),
