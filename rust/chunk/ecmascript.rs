@@ -100,12 +100,12 @@ fn classify<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {
             name_of(node, source),
             node.child_by_field_name("body"),
         ),
-        "internal_module" => Container::namespace(
+        "internal_module" => namespace_role(
             "namespace",
             name_of(node, source),
             node.child_by_field_name("body"),
         ),
-        "module" => Container::namespace(
+        "module" => namespace_role(
             "module",
             name_of(node, source).trim_matches(['"', '\'']).to_string(),
             node.child_by_field_name("body"),
@@ -215,6 +215,41 @@ fn test_call<'t>(call: Node<'t>, source: &Source) -> Role<'t> {
 }
 
 /// A function or class bound to a name: `const f = () => {}`, `export default class {}`.
+
+/// A TypeScript namespace (or `declare module`) that defines functions or values itself reads
+/// as a class does: one chunk with its doc comment, opening line, loose code and a line per
+/// member, where `Validation` is found by its name. One of types, classes and namespaces only
+/// gives context.
+fn namespace_role<'t>(keyword: &'static str, name: String, body: Option<Node<'t>>) -> Role<'t> {
+    if body.is_some_and(defines_values) {
+        Container::class("namespace", keyword, name, body)
+    } else {
+        Container::namespace(keyword, name, body)
+    }
+}
+
+/// Whether a namespace's body declares a function or a value among its own statements
+/// (exported or not).
+fn defines_values(body: Node) -> bool {
+    let mut cursor = body.walk();
+    let found = body.named_children(&mut cursor).any(|child| {
+        let declared = match child.kind() {
+            "export_statement" => child.child_by_field_name("declaration"),
+            _ => Some(child),
+        };
+        declared.is_some_and(|d| {
+            matches!(
+                d.kind(),
+                "function_declaration"
+                    | "generator_function_declaration"
+                    | "function_signature"
+                    | "lexical_declaration"
+                    | "variable_declaration"
+            )
+        })
+    });
+    found
+}
 fn value_role<'t>(value: Node<'t>, name: String, kind: &'static str, source: &Source) -> Role<'t> {
     if value.kind() == "object" {
         return if holds_functions(value, 3) {

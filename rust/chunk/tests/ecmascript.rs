@@ -248,3 +248,46 @@ fn functions_inside_wrapping_functions_are_chunks() {
         .iter()
         .any(|c| c.symbol == "M.get" || c.fqn == "M.get"));
 }
+
+#[test]
+fn a_namespace_that_defines_values_is_a_chunk_named_after_it() {
+    let source = "import { x } from \"./x\";\n\
+                  \n\
+                  /** Validation helpers. */\n\
+                  export namespace Validation {\n\
+                  \x20 export interface StringValidator {\n\
+                  \x20   isAcceptable(s: string): boolean;\n\
+                  \x20 }\n\
+                  \x20 const letters = /^[A-Za-z]+$/;\n\
+                  \x20 export function check(s: string): boolean {\n\
+                  \x20   return letters.test(s);\n\
+                  \x20 }\n\
+                  }\n\
+                  \n\
+                  namespace Shapes {\n\
+                  \x20 export class Circle {\n\
+                  \x20   area() { return 1; }\n\
+                  \x20 }\n\
+                  }\n";
+    let file = chunk_source(
+        "validation.ts",
+        Language::TypeScript,
+        source,
+        &ChunkOptions::default(),
+    );
+    let validation = file
+        .chunks
+        .iter()
+        .find(|c| c.symbol == "Validation")
+        .expect("the namespace is a chunk");
+    assert_eq!(validation.kind, "namespace");
+    assert_eq!((validation.start_line, validation.end_line), (3, 12));
+    assert!(validation.code.contains("/** Validation helpers. */"));
+    assert!(validation.code.contains("const letters"));
+    let check = file.chunks.iter().find(|c| c.symbol == "check").unwrap();
+    assert_eq!(check.fqn, "Validation.check");
+    // A namespace of classes only gives its members context, no chunk of its own.
+    assert!(!file.chunks.iter().any(|c| c.symbol == "Shapes"));
+    let circle = file.chunks.iter().find(|c| c.symbol == "Circle").unwrap();
+    assert_eq!(circle.fqn, "Shapes.Circle");
+}
