@@ -27,3 +27,19 @@ def write_result(path: Path, result: dict[str, Any]) -> None:
     }
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
+
+
+def keyword_hit(sharc: Any, root: Path, index_dir: Path) -> bool:
+    """Whether a keyword search of the index of `root` in `index_dir` finds a chunk yet (what
+    the benchmarks poll for while a cold `sharc index` runs): False while the index is not
+    there or is being created."""
+    try:
+        index = sharc.Index.open(root, index_dir=index_dir)
+    except sharc.SharcError:
+        return False
+    try:
+        return bool(index.search("return", mode="keyword"))
+    except sharc.SharcError:  # not there yet, or being created
+        return False
+    finally:
+        index.close()

@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+from benches.speed.common import keyword_hit
 from benches.speed.corpus import bench_index_dir, fill_synthetic_vectors, git_status_seconds
 
 
@@ -73,7 +74,7 @@ def first_keyword_result(work: Path, trees: dict[str, Path], rounds: int = 3) ->
                 _sharc_index(root, index_dir), stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
             ) as process:
-                while not _keyword_hit(sharc, root, index_dir):
+                while not keyword_hit(sharc, root, index_dir):
                     if process.poll() is not None:
                         raise RuntimeError(f"sharc index of {root} ended before a keyword hit")
                     time.sleep(0.02)
@@ -98,13 +99,3 @@ def first_keyword_result(work: Path, trees: dict[str, Path], rounds: int = 3) ->
         }
         print(json.dumps({name: results[name]}), flush=True)
     return results
-
-
-def _keyword_hit(sharc, root: Path, index_dir: Path) -> bool:  # type: ignore[no-untyped-def]
-    index = sharc.Index.open(root, index_dir=index_dir)
-    try:
-        return bool(index.search("return", mode="keyword"))
-    except sharc.SharcError:  # not there yet, or being created
-        return False
-    finally:
-        index.close()

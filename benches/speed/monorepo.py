@@ -48,7 +48,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from benches.speed.common import REPO, RESULTS, machine, write_result
+from benches.speed.common import REPO, RESULTS, keyword_hit, machine, write_result
 from benches.speed.monorepo_tree import DATA, SEED, TREE, build_tree
 
 WORK = DATA / "speed-work" / "monorepo"
@@ -198,7 +198,7 @@ def first_keyword_result(root: Path, index_dir: Path, timeout: float) -> dict:
         try:
             while True:
                 polls += 1
-                if _keyword_hit(sharc, root, index_dir):
+                if keyword_hit(sharc, root, index_dir):
                     seconds = time.perf_counter() - started
                     break
                 if process.poll() is not None:
@@ -219,19 +219,6 @@ def first_keyword_result(root: Path, index_dir: Path, timeout: float) -> dict:
         "files_searchable_when_stopped": files,
         "polls": polls,
     }
-
-
-def _keyword_hit(sharc: Any, root: Path, index_dir: Path) -> bool:
-    try:
-        index = sharc.Index.open(root, index_dir=index_dir)
-    except sharc.SharcError:
-        return False
-    try:
-        return bool(index.search("return", mode="keyword"))
-    except sharc.SharcError:  # not there yet, or being created
-        return False
-    finally:
-        index.close()
 
 
 def embedding_sample(sample: list[str], block: int = 100) -> dict:
