@@ -552,3 +552,36 @@ def test_learned_correction_fits_the_features_that_tell_the_targets() -> None:
     assert learned["file_ndcg"] > 95 > hand["file_ndcg"]
     assert learn_repos.ranked_by(recorded[0], model.scores(recorded[0].rows))[0].path == \
         recorded[0].query.targets[0].path
+
+
+# -- the monorepo run (`benches.quality.monorepo`) ------------------------------------------------
+
+
+def test_the_monorepo_run_scores_each_question_under_its_repository() -> None:
+    from benches.quality import monorepo
+    from benches.quality.repos import RepoQuery, score
+
+    query = RepoQuery("q1", "koa", "topic", "the request object",
+                      (Target("lib/request.js"), Target("lib/context.js")))
+    rooted = monorepo.rooted(query, "koa")
+    assert [t.path for t in rooted.targets] == ["koa/lib/request.js", "koa/lib/context.js"]
+    found = hits(("koa/lib/request.js", 1, 9), ("fastify/lib/request.js", 1, 9))
+    assert score(rooted, found).file_ndcg > score(query, found).file_ndcg == 0.0
+    # Means per repository first, then over repositories, as the repository benchmark reads.
+    scored = {"a1": ("a", "topic", 1.0), "a2": ("a", "symbol", 0.0), "b1": ("b", "topic", 0.5)}
+    summary = monorepo.summary(scored)
+    assert summary == {"all": 50.0, "topic": 75.0, "symbol": 0.0}
+
+
+def test_a_width_given_to_the_vectors_search_holds_only_inside_its_block() -> None:
+    import sharc.vectors
+
+    from benches.speed.common import hnsw_width
+
+    default = sharc.vectors.EXPANSION_PER_RESULT
+    with hnsw_width(0):
+        assert sharc.vectors.EXPANSION_PER_RESULT == 0
+    assert sharc.vectors.EXPANSION_PER_RESULT == default
+    with pytest.raises(RuntimeError), hnsw_width(7):
+        raise RuntimeError
+    assert sharc.vectors.EXPANSION_PER_RESULT == default

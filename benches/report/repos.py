@@ -217,3 +217,46 @@ def _baseline_lines(data: dict[str, Any]) -> list[str]:
         lines += [f"Hybrid on {split} against the same queries on `git` {commit}{note},"
                   " paired bootstrap: " + "; ".join(parts) + ".", ""]
     return lines
+
+
+def monorepo_lines(results: Path) -> list[str]:
+    """The dev questions over one index of every dev repository (`quality_monorepo.json`)."""
+    data = load("quality_monorepo.json", results)
+    if not data:
+        return []
+    index, modes = data["index"], data["modes"]
+    names = {"hybrid": "hybrid (default)", "keyword": "BM25 only", "semantic": "semantic only"}
+    lines = [
+        "### One index of the 25 dev repositories (a monorepo)",
+        "",
+        f"`python -m benches.quality.monorepo`: the {data['queries']} dev questions asked over one"
+        f" index of all 25 dev repositories side by side ({index['files']:,} files,"
+        f" {index['chunks']:,} chunks), each keeping its own targets; file NDCG@10, the mean over"
+        " repositories. Questions that fit several projects (\"what happens when a route handler"
+        " throws\") now compete across them, and the vectors are searched through the HNSW graph"
+        " (above 10,000 vectors), not exactly.",
+        "",
+        "| mode | NDCG@10 | " + " | ".join(REPO_CATEGORIES) + " |",
+        "| --- | ---: | " + " | ".join("---:" for _ in REPO_CATEGORIES) + " |",
+    ]
+    for mode, summary in modes.items():
+        cells = " | ".join(
+            f"{summary[c]:.1f}" if c in summary else "" for c in REPO_CATEGORIES
+        )
+        lines.append(f"| {names.get(mode, mode)} | {summary['all']:.1f} | {cells} |")
+    width, recall = data["hnsw_width"], data["vector_recall_at_100"]
+    hybrid, semantic = width["hybrid"], width["semantic"]
+    low, high = hybrid["default_against_usearch_width"][1:]
+    lines += [
+        "",
+        f"The HNSW search looks at {index['expansion_per_result']} candidates per result asked"
+        f" for (`sharc.vectors.EXPANSION_PER_RESULT`); searched only as wide as the results"
+        f" (usearch's own width) it finds {recall['usearch_width']:.1f}% of each question's exact"
+        f" 100 nearest vectors, against {recall['default_width']:.1f}%, and the hybrid reads"
+        f" {hybrid['usearch_width']['all']:.1f} (semantic only"
+        f" {semantic['usearch_width']['all']:.1f}): the width is worth"
+        f" {hybrid['default_against_usearch_width'][0]:+.1f} ({low:+.1f} to {high:+.1f}) to the"
+        " hybrid, paired over questions.",
+        "",
+    ]
+    return lines

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +18,20 @@ RESULTS = REPO / "benches" / "results"
 
 def machine() -> dict[str, Any]:
     return _machine()
+
+
+@contextlib.contextmanager
+def hnsw_width(per_result: int) -> Iterator[None]:
+    """HNSW searches within look at `per_result` candidates per result asked for
+    (`sharc.vectors.EXPANSION_PER_RESULT`; 0: usearch's own width, as many as asked for)."""
+    import sharc.vectors
+
+    kept = sharc.vectors.EXPANSION_PER_RESULT
+    sharc.vectors.EXPANSION_PER_RESULT = per_result
+    try:
+        yield
+    finally:
+        sharc.vectors.EXPANSION_PER_RESULT = kept
 
 
 def write_result(path: Path, result: dict[str, Any]) -> None:

@@ -6,6 +6,7 @@ cosine over the same vectors plus the same query embedding.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from benches.speed.common import hnsw_width
 from benches.speed.corpus import (
     QUERIES,
     bench_index_dir,
@@ -40,6 +42,7 @@ def _measure_cohesion(index_dir: Path, model_id: str) -> float:
 
 def query_latency(work: Path, sizes: list[int]) -> dict:
     import sharc
+    import sharc.vectors
     from sharc.embedding import load_embedder
 
     embedder = load_embedder()
@@ -62,6 +65,9 @@ def query_latency(work: Path, sizes: list[int]) -> dict:
         result["without_cohesion_p50_ms"] = measured["uncohesive"]["p50_ms"]
         result["p50_vs_without_cohesion"] = result["p50_ms"] / result["without_cohesion_p50_ms"]
         result["cohesion_measure_s"] = cohesion_seconds
+        result["narrow_hnsw_p50_ms"] = measured["narrow"]["p50_ms"]
+        result["expansion_per_result"] = sharc.vectors.EXPANSION_PER_RESULT
+        result["p50_vs_narrow_hnsw"] = result["p50_ms"] / result["narrow_hnsw_p50_ms"]
         results[str(size)] = result
         print(json.dumps({str(size): result}), flush=True)
     return results
@@ -71,35 +77,46 @@ def query_latency(work: Path, sizes: list[int]) -> dict:
 #: that reads candidates in blocks, each scored alone (what ranking files first costs is the
 #: ratio of the two); `fragments`, the default without the evidence of whole files (the file
 #: keyword index unread); `uncohesive`, the default without the stored file cohesion (its
-#: rows unread).
+#: rows unread); `narrow`, the default with the vectors' HNSW search only as wide as the
+#: results asked for (usearch's own width, `NARROW_WIDTHS`).
 QUERY_VARIANTS = {
     "default": {},
     "chunkwise": {"files_first": False},
     "fragments": {"file_keyword_lift": 0.0},
     "uncohesive": {"cohesion_floor": 0.0, "cohesion_full": 0.0},
+    "narrow": {},
 }
+
+#: The variants whose vector search looks at this many candidates per result asked for
+#: (`sharc.vectors.EXPANSION_PER_RESULT`; 0: usearch's own width) rather than the default.
+NARROW_WIDTHS = {"narrow": 0}
 
 
 def timed_searches(  # type: ignore[no-untyped-def]
     index, settings: dict[str, Any], rounds: int, **options: Any
 ) -> dict[str, list[float]]:
     """Seconds of each search of `QUERIES` (warmed once each) under each of `settings`
-    (name -> `RankingSettings`), `rounds` times, the settings taking turns query by query so
-    that a machine that slows down for a while slows them alike; later rounds vary each
-    query's text, so that no cache answers them."""
-    for ranking in settings.values():
-        index.ranking_settings = ranking
+    (name -> `RankingSettings`; the vector search as wide as `NARROW_WIDTHS` says for those
+    it names), `rounds` times, the settings taking turns query by query so that a machine
+    that slows down for a while slows them alike; later rounds vary each query's text, so
+    that no cache answers them."""
+
+    def search(name: str, text: str) -> float:
+        index.ranking_settings = settings[name]
+        width = NARROW_WIDTHS.get(name)
+        with hnsw_width(width) if width is not None else contextlib.nullcontext():
+            started = time.perf_counter()
+            index.search(text, **options)
+            return time.perf_counter() - started
+
+    for name in settings:
         for query in QUERIES:
-            index.search(query, **options)
+            search(name, query)
     latencies: dict[str, list[float]] = {name: [] for name in settings}
     for round_ in range(rounds):
         for query in QUERIES:
-            for name, ranking in settings.items():
-                index.ranking_settings = ranking
-                text = f"{query} {round_}" if round_ else query
-                started = time.perf_counter()
-                index.search(text, **options)
-                latencies[name].append(time.perf_counter() - started)
+            for name in settings:
+                latencies[name].append(search(name, f"{query} {round_}" if round_ else query))
     return latencies
 
 

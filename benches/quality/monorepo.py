@@ -1,0 +1,163 @@
+"""The repository benchmark's dev questions asked over one index of all 25 dev repositories.
+
+A monorepo's index holds far more vectors than any one repository's (52,445 against at most
+9,216), so its semantic arm is searched through the HNSW graph, not exactly (an index of more
+than `sharc.vectors.DEFAULT_EXACT_THRESHOLD` vectors), and questions that fit several projects
+compete across them. Each dev question keeps its targets, under its repository's directory.
+
+Measured per search mode, file NDCG@10 (the mean over repositories, and per category, as the
+repository benchmark reads it), and for the semantic arm how wide the HNSW search looks: the
+default (`sharc.vectors.EXPANSION_PER_RESULT` candidates per result asked for) against usearch's
+own width (as many as the results asked for), with the paired bootstrap interval over
+questions and the share of the exact 100 nearest each width finds.
+
+    python -m benches.quality.monorepo       # -> results/quality_monorepo.json
+
+The tree is the dev repositories copied side by side into `benches/data/union/`; its index is
+kept in `benches/data/index-cache/union/` (building it embeds every chunk: about half an hour
+on 2 cores, once).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import datetime as dt
+import json
+import shutil
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benches.quality import metrics
+from benches.quality.dataset import data_dir
+from benches.quality.provenance import git_commit, machine
+from benches.quality.repos import CATEGORIES, DEPTH, Repo, RepoQuery, load_repos, score, unpack
+from benches.speed.common import hnsw_width
+
+RESULTS = Path(__file__).resolve().parents[1] / "results"
+
+#: The search modes scored, and the widths of the semantic arm's HNSW search compared.
+MODES = ("hybrid", "keyword", "semantic")
+NARROW = 0  # usearch's own width: as many candidates as results asked for
+
+
+def union_tree(repos: Sequence[Repo], root: Path) -> Path:
+    """`root` holding a copy of each repository's tree under its name (copied once)."""
+    root.mkdir(parents=True, exist_ok=True)
+    for repo in repos:
+        target = root / repo.name
+        if not target.is_dir():
+            shutil.copytree(unpack(repo), target, symlinks=True)
+    return root
+
+
+def rooted(query: RepoQuery, directory: str) -> RepoQuery:
+    """`query` with its targets under `directory`, as they lie in the union tree."""
+    targets = tuple(dataclasses.replace(t, path=f"{directory}/{t.path}") for t in query.targets)
+    return dataclasses.replace(query, targets=targets)
+
+
+def ask_all(index: Any, repos: Sequence[Repo], mode: str) -> dict[str, tuple[str, str, float]]:
+    """Each question's repository, category and file NDCG@10 over the union index."""
+    return {
+        query.id: (repo.name, query.category, score(
+            rooted(query, repo.name), list(index.search(query.text, limit=DEPTH, mode=mode))
+        ).file_ndcg)
+        for repo in repos
+        for query in repo.queries
+    }
+
+
+def summary(scored: dict[str, tuple[str, str, float]]) -> dict[str, float]:
+    """File NDCG@10 in percent: the mean over repositories, overall and per category asked."""
+
+    def over_repos(category: str | None) -> float | None:
+        per_repo: dict[str, list[float]] = {}
+        for repo, kind, value in scored.values():
+            if category is None or kind == category:
+                per_repo.setdefault(repo, []).append(value)
+        means = [sum(values) / len(values) for values in per_repo.values()]
+        return round(100 * sum(means) / len(means), 2) if means else None
+
+    every = {"all": over_repos(None), **{c: over_repos(c) for c in CATEGORIES}}
+    return {name: value for name, value in every.items() if value is not None}
+
+
+def vector_recall(index: Any, repos: Sequence[Repo], index_dir: Path) -> dict[str, float]:
+    """The share of each question's exact 100 nearest vectors that the HNSW search finds, at
+    each width (the mean over every 4th dev question)."""
+    from sharc.vectors import VectorStore
+
+    texts = [q.text for repo in repos for q in repo.queries][::4]
+    vectors = index.embedder().embed_queries(texts)
+    graph = VectorStore.load(index_dir / "vectors.usearch", view=True)
+    exact = VectorStore.load(index_dir / "vectors.usearch", view=True, exact_threshold=1 << 62)
+    recall = {}
+    for name, width in (("usearch_width", NARROW), ("default_width", None)):
+        shares = []
+        for vector in vectors:
+            nearest = {key for key, _ in exact.search(vector, 100)}
+            with hnsw_width(width) if width is not None else contextlib.nullcontext():
+                found = {key for key, _ in graph.search(vector, 100)}
+            shares.append(len(nearest & found) / 100)
+        recall[name] = round(100 * float(np.mean(shares)), 1)
+    return recall
+
+
+def run(index_dir: Path, tree: Path) -> dict[str, Any]:
+    import sharc
+    import sharc.vectors
+
+    repos = load_repos("dev")
+    index = sharc.Index.open(union_tree(repos, tree), index_dir=index_dir)
+    index.update(compact=True)  # one vector file, no tombstones: searched as a fresh index is
+    scored = {mode: ask_all(index, repos, mode) for mode in MODES}
+    with hnsw_width(NARROW):
+        narrow = {mode: ask_all(index, repos, mode) for mode in ("hybrid", "semantic")}
+    ids = list(scored["hybrid"])
+    widths = {}
+    for mode, narrow_scores in narrow.items():
+        difference = metrics.paired_bootstrap(
+            [scored[mode][i][2] for i in ids], [narrow_scores[i][2] for i in ids]
+        )
+        widths[mode] = {
+            "usearch_width": summary(narrow_scores),
+            "default_against_usearch_width": [round(v, 2) for v in difference],
+        }
+    return {
+        "benchmark": "monorepo",
+        "date": dt.date.today().isoformat(),
+        "git": git_commit(),
+        "machine": machine(),
+        "index": {"repositories": len(repos), "files": index.stats().files,
+                  "chunks": index.stats().chunks,
+                  "expansion_per_result": sharc.vectors.EXPANSION_PER_RESULT},
+        "queries": len(ids),
+        "modes": {mode: summary(values) for mode, values in scored.items()},
+        "hnsw_width": widths,
+        "vector_recall_at_100": vector_recall(index, repos, index_dir),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=RESULTS / "quality_monorepo.json")
+    parser.add_argument("--index-dir", type=Path,
+                        default=data_dir() / "index-cache" / "union")
+    parser.add_argument("--tree", type=Path, default=data_dir() / "union")
+    args = parser.parse_args(argv)
+    result = run(args.index_dir, args.tree)
+    args.out.write_text(json.dumps(result, indent=1) + "\n")
+    json.dump({k: result[k] for k in ("modes", "hnsw_width", "vector_recall_at_100")},
+              sys.stdout, indent=1)
+    print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
