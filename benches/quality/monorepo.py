@@ -9,7 +9,8 @@ Measured per search mode, file NDCG@10 (the mean over repositories, and per cate
 repository benchmark reads it), and for the semantic arm how wide the HNSW search looks: the
 default (`sharc.vectors.EXPANSION_PER_RESULT` candidates per result asked for) against usearch's
 own width (as many as the results asked for), with the paired bootstrap interval over
-questions and the share of the exact 100 nearest each width finds.
+questions, the share of the exact 100 nearest each width finds, and what each costs in time
+(a warm hybrid search, the widths taking turns).
 
     python -m benches.quality.monorepo       # -> results/quality_monorepo.json
 
@@ -27,6 +28,7 @@ import datetime as dt
 import json
 import shutil
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -109,6 +111,32 @@ def vector_recall(index: Any, repos: Sequence[Repo], index_dir: Path) -> dict[st
     return recall
 
 
+def search_latency(index: Any, repos: Sequence[Repo], rounds: int = 3) -> dict[str, float]:
+    """Warm p50 of a hybrid search (limit 10) at each width, over every 8th dev question, the
+    widths taking turns question by question (each question searched once first, untimed),
+    and the median of the per-search ratio of the default width to usearch's own."""
+    texts = [q.text for repo in repos for q in repo.queries][::8]
+    widths = {"default_width": None, "usearch_width": NARROW}
+    seconds: dict[str, list[float]] = {name: [] for name in widths}
+    for text in texts:
+        index.search(text)
+        for round_ in range(rounds):
+            names = list(widths)[round_ % 2:] + list(widths)[: round_ % 2]
+            for name in names:
+                width = widths[name]
+                with hnsw_width(width) if width is not None else contextlib.nullcontext():
+                    started = time.perf_counter()
+                    index.search(text)
+                    seconds[name].append(time.perf_counter() - started)
+    ratios = np.array(seconds["default_width"]) / np.array(seconds["usearch_width"])
+    return {
+        **{f"{name}_p50_ms": round(1000 * float(np.median(values)), 2)
+           for name, values in seconds.items()},
+        "median_ratio": round(float(np.median(ratios)), 3),
+        "searches": len(ratios),
+    }
+
+
 def run(index_dir: Path, tree: Path) -> dict[str, Any]:
     import sharc
     import sharc.vectors
@@ -141,6 +169,7 @@ def run(index_dir: Path, tree: Path) -> dict[str, Any]:
         "modes": {mode: summary(values) for mode, values in scored.items()},
         "hnsw_width": widths,
         "vector_recall_at_100": vector_recall(index, repos, index_dir),
+        "search_latency": search_latency(index, repos),
     }
 
 
@@ -153,7 +182,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     result = run(args.index_dir, args.tree)
     args.out.write_text(json.dumps(result, indent=1) + "\n")
-    json.dump({k: result[k] for k in ("modes", "hnsw_width", "vector_recall_at_100")},
+    shown = ("modes", "hnsw_width", "vector_recall_at_100", "search_latency")
+    json.dump({k: result[k] for k in shown},
               sys.stdout, indent=1)
     print()
     return 0

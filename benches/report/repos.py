@@ -257,6 +257,13 @@ def monorepo_lines(results: Path) -> list[str]:
         f" {semantic['usearch_width']['all']:.1f}): the width is worth"
         f" {hybrid['default_against_usearch_width'][0]:+.1f} ({low:+.1f} to {high:+.1f}) to the"
         " hybrid, paired over questions.",
-        "",
     ]
-    return lines
+    latency = data.get("search_latency")
+    if latency:
+        lines[-1] += (
+            f" A warm hybrid search there takes {latency['default_width_p50_ms']:.1f} ms at p50"
+            f" against {latency['usearch_width_p50_ms']:.1f} ms searched only as wide as the"
+            f" results (median ratio {latency['median_ratio']:.2f}× over"
+            f" {latency['searches']} searches, the widths taking turns)."
+        )
+    return [*lines, ""]
