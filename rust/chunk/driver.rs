@@ -10,7 +10,7 @@ use super::draft::{Body, Draft};
 use super::group::{Grouper, Item};
 use super::header::{container_label, decorators, signature};
 use super::scopes::{join_fqn, Scopes};
-use super::spec::{Role, Spec};
+use super::spec::{Container, Role, Spec};
 use super::text::{is_trivial, Source};
 use crate::lang::Language;
 use crate::parse::Deadline;
@@ -431,7 +431,7 @@ impl<'s, 't> Chunker<'s, 't> {
             let fqn = self.scopes[frame].fqn.clone();
             let draft = Draft {
                 kind: container.kind,
-                symbol: container.name.clone(),
+                symbol: own_name(container),
                 base_id: format!(
                     "{}::{fqn}::{}",
                     self.path,
@@ -517,5 +517,19 @@ impl<'s, 't> Chunker<'s, 't> {
     /// The context line's scopes (`Scopes::context`).
     fn context(&self, frame: usize, own_label: Option<&str>) -> String {
         self.scopes.context(frame, own_label, self.spec.outer_first)
+    }
+}
+
+/// The name a class-like container's chunk is found by: a dotted namespace
+/// (`namespace Outer.Inner`) is named by its last segment, its FQN keeps them all.
+fn own_name(container: &Container) -> String {
+    match container.kind {
+        "namespace" => container
+            .name
+            .rsplit('.')
+            .next()
+            .unwrap_or_default()
+            .to_string(),
+        _ => container.name.clone(),
     }
 }

@@ -291,3 +291,28 @@ fn a_namespace_that_defines_values_is_a_chunk_named_after_it() {
     let circle = file.chunks.iter().find(|c| c.symbol == "Circle").unwrap();
     assert_eq!(circle.fqn, "Shapes.Circle");
 }
+
+#[test]
+fn a_dotted_namespace_is_found_by_its_last_name() {
+    let source = "namespace Outer.Inner {\n\
+                  \x20 export function check(x: number) { return x > 0; }\n\
+                  \x20 export const limit = 3;\n\
+                  }\n";
+    let file = chunk_source(
+        "a.ts",
+        Language::TypeScript,
+        source,
+        &ChunkOptions::default(),
+    );
+    let inner = file
+        .chunks
+        .iter()
+        .find(|c| c.kind == "namespace")
+        .expect("the namespace is a chunk");
+    assert_eq!(
+        (inner.symbol.as_str(), inner.fqn.as_str()),
+        ("Inner", "Outer.Inner")
+    );
+    let check = file.chunks.iter().find(|c| c.symbol == "check").unwrap();
+    assert_eq!(check.fqn, "Outer.Inner.check");
+}
