@@ -66,7 +66,7 @@ _OVERFETCH = 4
 #: vectors of the repository benchmark's 25 dev repositories in one index, a search for 100
 #: found 81% of the true 100 nearest. 3 per result finds 93% of them and lifts that monorepo's
 #: hybrid file NDCG@10 by 1.1 points (+1.1 [+0.1, +2.3]; vectors alone +2.9 [+1.3, +4.6];
-#: `python -m benches.quality.monorepo`) for 4% more time per search there, 13% at 100k
+#: `python -m benches.quality.monorepo`) for 5% more time per search there, 14% at 100k
 #: uniform random vectors (HNSW's hard case). 4 per result gained +1.7 at 19% at 100k.
 EXPANSION_PER_RESULT = 3
 
