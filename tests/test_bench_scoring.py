@@ -578,10 +578,10 @@ def test_a_width_given_to_the_vectors_search_holds_only_inside_its_block() -> No
 
     from benches.speed.common import hnsw_width
 
-    default = sharc.vectors.EXPANSION_PER_RESULT
+    default = sharc.vectors.SEARCH_EXPANSION
     with hnsw_width(0):
-        assert sharc.vectors.EXPANSION_PER_RESULT == 0
-    assert sharc.vectors.EXPANSION_PER_RESULT == default
-    with pytest.raises(RuntimeError), hnsw_width(7):
+        assert sharc.vectors.SEARCH_EXPANSION == 0
+    assert sharc.vectors.SEARCH_EXPANSION == default
+    with pytest.raises(RuntimeError), hnsw_width(700):
         raise RuntimeError
-    assert sharc.vectors.EXPANSION_PER_RESULT == default
+    assert sharc.vectors.SEARCH_EXPANSION == default

@@ -7,7 +7,7 @@ compete across them. Each dev question keeps its targets, under its repository's
 
 Measured per search mode, file NDCG@10 (the mean over repositories, and per category, as the
 repository benchmark reads it), and for the semantic arm how wide the HNSW search looks: the
-default (`sharc.vectors.EXPANSION_PER_RESULT` candidates per result asked for) against usearch's
+default (at least `sharc.vectors.SEARCH_EXPANSION` candidates) against usearch's
 own width (as many as the results asked for), with the paired bootstrap interval over
 questions, the share of the exact 100 nearest each width finds, and what each costs in time
 (a warm hybrid search, the widths taking turns).
@@ -164,7 +164,7 @@ def run(index_dir: Path, tree: Path) -> dict[str, Any]:
         "machine": machine(),
         "index": {"repositories": len(repos), "files": index.stats().files,
                   "chunks": index.stats().chunks,
-                  "expansion_per_result": sharc.vectors.EXPANSION_PER_RESULT},
+                  "search_expansion": sharc.vectors.SEARCH_EXPANSION},
         "queries": len(ids),
         "modes": {mode: summary(values) for mode, values in scored.items()},
         "hnsw_width": widths,

@@ -249,8 +249,9 @@ def monorepo_lines(results: Path) -> list[str]:
     low, high = hybrid["default_against_usearch_width"][1:]
     lines += [
         "",
-        f"The HNSW search looks at {index['expansion_per_result']} candidates per result asked"
-        f" for (`sharc.vectors.EXPANSION_PER_RESULT`); searched only as wide as the results"
+        f"The HNSW search looks at {index['search_expansion']} candidates at least"
+        f" (`sharc.vectors.SEARCH_EXPANSION`; a search's depth is 100); searched only as wide as"
+        " the results"
         f" (usearch's own width) it finds {recall['usearch_width']:.1f}% of each question's exact"
         f" 100 nearest vectors, against {recall['default_width']:.1f}%, and the hybrid reads"
         f" {hybrid['usearch_width']['all']:.1f} (semantic only"

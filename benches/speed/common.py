@@ -21,17 +21,17 @@ def machine() -> dict[str, Any]:
 
 
 @contextlib.contextmanager
-def hnsw_width(per_result: int) -> Iterator[None]:
-    """HNSW searches within look at `per_result` candidates per result asked for
-    (`sharc.vectors.EXPANSION_PER_RESULT`; 0: usearch's own width, as many as asked for)."""
+def hnsw_width(expansion: int) -> Iterator[None]:
+    """HNSW searches within look at no fewer than `expansion` candidates
+    (`sharc.vectors.SEARCH_EXPANSION`; 0: usearch's own width, as many as asked for)."""
     import sharc.vectors
 
-    kept = sharc.vectors.EXPANSION_PER_RESULT
-    sharc.vectors.EXPANSION_PER_RESULT = per_result
+    kept = sharc.vectors.SEARCH_EXPANSION
+    sharc.vectors.SEARCH_EXPANSION = expansion
     try:
         yield
     finally:
-        sharc.vectors.EXPANSION_PER_RESULT = kept
+        sharc.vectors.SEARCH_EXPANSION = kept
 
 
 def write_result(path: Path, result: dict[str, Any]) -> None:

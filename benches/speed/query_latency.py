@@ -66,7 +66,7 @@ def query_latency(work: Path, sizes: list[int]) -> dict:
         result["p50_vs_without_cohesion"] = result["p50_ms"] / result["without_cohesion_p50_ms"]
         result["cohesion_measure_s"] = cohesion_seconds
         result["narrow_hnsw_p50_ms"] = measured["narrow"]["p50_ms"]
-        result["expansion_per_result"] = sharc.vectors.EXPANSION_PER_RESULT
+        result["search_expansion"] = sharc.vectors.SEARCH_EXPANSION
         result["p50_vs_narrow_hnsw"] = result["p50_ms"] / result["narrow_hnsw_p50_ms"]
         results[str(size)] = result
         print(json.dumps({str(size): result}), flush=True)
@@ -87,8 +87,8 @@ QUERY_VARIANTS = {
     "narrow": {},
 }
 
-#: The variants whose vector search looks at this many candidates per result asked for
-#: (`sharc.vectors.EXPANSION_PER_RESULT`; 0: usearch's own width) rather than the default.
+#: The variants whose vector search looks at no fewer than this many candidates
+#: (`sharc.vectors.SEARCH_EXPANSION`; 0: usearch's own width) rather than the default.
 NARROW_WIDTHS = {"narrow": 0}
 
 

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import threading
 from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
@@ -60,15 +59,18 @@ DEFAULT_EXACT_THRESHOLD = 10_000
 #: How many candidates a filtered HNSW search asks for, per result wanted, on its first try.
 _OVERFETCH = 4
 
-#: An HNSW search looks at this many candidates per result asked for (usearch's search
-#: expansion, `ef`; never below the index's own setting, 64 by default). usearch alone searches
-#: only as wide as the results asked for, and that is too narrow: over the 52,445 default-model
-#: vectors of the repository benchmark's 25 dev repositories in one index, a search for 100
-#: found 81% of the true 100 nearest. 3 per result finds 93% of them and lifts that monorepo's
-#: hybrid file NDCG@10 by 1.1 points (+1.1 [+0.1, +2.3]; vectors alone +2.9 [+1.3, +4.6];
+#: An HNSW search looks at no fewer candidates than this (usearch's search expansion, `ef`;
+#: usearch also looks at least at as many as the results asked for, and never below the
+#: index's own setting, 64 by default). Alone, usearch searched only as wide as the results,
+#: and that is too narrow: over the 52,445 default-model vectors of the repository
+#: benchmark's 25 dev repositories in one index, a search for 100 (a search's depth) found 81%
+#: of the true 100 nearest. At 300 it finds 93% of them, which lifts that monorepo's hybrid
+#: file NDCG@10 by 1.1 points (+1.1 [+0.1, +2.3]; vectors alone +2.9 [+1.3, +4.6];
 #: `python -m benches.quality.monorepo`) for 5% more time per search there, 14% at 100k
-#: uniform random vectors (HNSW's hard case). 4 per result gained +1.7 at 19% at 100k.
-EXPANSION_PER_RESULT = 3
+#: uniform random vectors (HNSW's hard case); 400 gained +1.7 at 19% at 100k. One width for
+#: every search: searches running side by side never set it apart (no lock), and a result
+#: does not depend on what was searched before.
+SEARCH_EXPANSION = 300
 
 _METRICS = ("cos", "ip", "l2sq")
 
@@ -152,10 +154,7 @@ class VectorStore:
         self._metric = metric
         self._view = view
         self.exact_threshold = exact_threshold
-        # The expansion is the index's, not the search's: searches of one store take turns
-        # setting it, so that each searches as wide as its own count asks.
         self._least_expansion = int(index.expansion_search)
-        self._search_lock = threading.Lock()
         # Scaling each vector is only exact where the metric ignores length: the cosine.
         self._scaled_int8 = metric == "cos" and self.dtype == "i8"
 
@@ -350,19 +349,18 @@ class VectorStore:
             return 1.0 / (1.0 + np.maximum(distances, 0.0))
         return np.clip(1.0 - distances, 0.0, 1.0)
 
-    def _search_index(
-        self, query: np.ndarray, count: int, wanted: int | None = None
-    ) -> list[tuple[int, float]]:
-        """The `count` nearest keys, exactly in a small index; an HNSW search looks at
-        `EXPANSION_PER_RESULT` candidates per result `wanted` (`count` unless fewer are)."""
+    def _search_index(self, query: np.ndarray, count: int) -> list[tuple[int, float]]:
+        """The `count` nearest keys: exactly in a small index, else through the HNSW graph,
+        looking at `SEARCH_EXPANSION` candidates at least."""
         encoded = self._encode(query)
         if len(self._index) <= self.exact_threshold:
             matches = self._index.search(encoded, count, exact=True)
         else:
-            wide = min(len(self._index), EXPANSION_PER_RESULT * (wanted or count))
-            with self._search_lock:
-                self._index.expansion_search = max(self._least_expansion, wide)
-                matches = self._index.search(encoded, count)
+            # The expansion is the index's, not the call's: every search sets the same one.
+            expansion = max(self._least_expansion, SEARCH_EXPANSION)
+            if self._index.expansion_search != expansion:
+                self._index.expansion_search = expansion
+            matches = self._index.search(encoded, count)
         if self._scaled_int8 and len(matches.keys):
             return self._rescored(query, np.asarray(matches.keys, dtype=np.uint64))
         similarities = self._similarities(matches.distances)
@@ -397,9 +395,7 @@ class VectorStore:
         count = min(total, max(limit * _OVERFETCH, 32))
         while True:
             found = [
-                (key, score)
-                for key, score in self._search_index(query, count, limit)
-                if allowed(key)
+                (key, score) for key, score in self._search_index(query, count) if allowed(key)
             ]
             if len(found) >= limit or count >= total:
                 return found[:limit]
