@@ -205,6 +205,12 @@ const TABLE: &[(&str, Language)] = &[
     ("gradle", Language::Other),
     ("cabal", Language::Other),
     ("erb", Language::Other),
+    // jq programs (a jq build's own builtins), autoconf's m4 macros, Jinja templates.
+    ("jq", Language::Other),
+    ("m4", Language::Other),
+    ("j2", Language::Other),
+    ("jinja", Language::Other),
+    ("jinja2", Language::Other),
 ];
 
 /// Extension-less file names that are still worth indexing.
@@ -225,6 +231,8 @@ const NAMED_FILES: &[(&str, Language)] = &[
     ("PKGBUILD", Language::Bash),
     ("Jenkinsfile", Language::Other),
     ("meson.build", Language::Other),
+    // A Go module's manifest (its path, Go version and requirements), as Cargo.toml is read.
+    ("go.mod", Language::Other),
     ("README", Language::Text),
     ("LICENSE", Language::Text),
 ];
@@ -430,6 +438,10 @@ mod tests {
             ("web/views/busy.html.erb", Language::Other),
             ("pkg/BUILD.bazel", Language::Python),
             ("meson.build", Language::Other),
+            ("src/builtin.jq", Language::Other),
+            ("config/m4/check-math-func.m4", Language::Other),
+            ("docs/templates/default.html.j2", Language::Other),
+            ("go.mod", Language::Other),
         ] {
             assert_eq!(
                 Language::from_path(Path::new(path)),

@@ -30,7 +30,8 @@ def test_index_lives_outside_the_repository(small_repo: Path) -> None:
 
 
 def test_builds_scripts_and_templates_are_searched(small_repo: Path, tmp_path: Path) -> None:
-    # A Rails view, a gem's spec, an MSBuild project, a PowerShell build script, a C++ module.
+    # A Rails view, a gem's spec, an MSBuild project, a PowerShell build script, a C++ module,
+    # a jq program, a Go module's manifest.
     files = {
         "web/views/busy.html.erb": "<h1><%= t('BusyWorkers') %></h1>\n<%= quiet_button %>\n",
         "tasks.gemspec": "Gem::Specification.new do |spec|\n  spec.name = 'taskqueue'\nend\n",
@@ -38,6 +39,8 @@ def test_builds_scripts_and_templates_are_searched(small_repo: Path, tmp_path: P
         "</PropertyGroup>\n</Project>\n",
         "Build.ps1": "param([string]$Configuration = 'Release')\nInvoke-Psake -taskList pack\n",
         "src/modules/tasks.cppm": "export module tasks;\nexport int drain_tasks() { return 0; }\n",
+        "src/builtin.jq": "def drain_queue(f): [.[] | select(f)];\n",
+        "go.mod": "module example.com/quokkaqueue\n\ngo 1.22\n",
     }
     for path, text in files.items():
         (small_repo / path).parent.mkdir(parents=True, exist_ok=True)
@@ -47,7 +50,8 @@ def test_builds_scripts_and_templates_are_searched(small_repo: Path, tmp_path: P
     assert not {path for path, _ in report.skipped} & set(files)
     for word, path in [("quiet_button", "web/views/busy.html.erb"), ("taskqueue", "tasks.gemspec"),
                        ("Quokkaboard", "src/Tasks.csproj"), ("Psake", "Build.ps1"),
-                       ("drain_tasks", "src/modules/tasks.cppm")]:
+                       ("drain_tasks", "src/modules/tasks.cppm"),
+                       ("drain_queue", "src/builtin.jq"), ("quokkaqueue", "go.mod")]:
         assert index.search(word)[0].path == path, word
 
 
