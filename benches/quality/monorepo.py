@@ -148,6 +148,7 @@ def run(index_dir: Path, tree: Path) -> dict[str, Any]:
     with hnsw_width(NARROW):
         narrow = {mode: ask_all(index, repos, mode) for mode in ("hybrid", "semantic")}
     ids = list(scored["hybrid"])
+    stats = index.stats()
     widths = {}
     for mode, narrow_scores in narrow.items():
         difference = metrics.paired_bootstrap(
@@ -162,8 +163,7 @@ def run(index_dir: Path, tree: Path) -> dict[str, Any]:
         "date": dt.date.today().isoformat(),
         "git": git_commit(),
         "machine": machine(),
-        "index": {"repositories": len(repos), "files": index.stats().files,
-                  "chunks": index.stats().chunks,
+        "index": {"repositories": len(repos), "files": stats.files, "chunks": stats.chunks,
                   "search_expansion": sharc.vectors.SEARCH_EXPANSION},
         "queries": len(ids),
         "modes": {mode: summary(values) for mode, values in scored.items()},
