@@ -65,8 +65,8 @@ _OVERFETCH = 4
 #: and that is too narrow: over the 52,445 default-model vectors of the repository
 #: benchmark's 25 dev repositories in one index, a search for 100 (a search's depth) found 81%
 #: of the true 100 nearest. At 300 it finds 93% of them, which lifts that monorepo's hybrid
-#: file NDCG@10 by 1.1 points (+1.1 [+0.1, +2.3]; vectors alone +2.9 [+1.3, +4.6];
-#: `python -m benches.quality.monorepo`) for 5% more time per search there, 14% at 100k
+#: file NDCG@10 by 1.2 points (+1.2 [+0.2, +2.4]; vectors alone +2.9 [+1.4, +4.6];
+#: `python -m benches.quality.monorepo`) for 4% more time per search there, 10-14% at 100k
 #: uniform random vectors (HNSW's hard case); 400 gained +1.7 at 19% at 100k. One width for
 #: every search: searches running side by side never set it apart (no lock), and a result
 #: does not depend on what was searched before.
