@@ -300,3 +300,27 @@ def test_an_hnsw_search_looks_wide_enough_to_find_nearly_all_of_the_true_nearest
         found = {key for key, _ in store.search(query, 100)}
         recalls.append(len(true_nearest & found) / 100)
     assert np.mean(recalls) >= 0.93
+
+
+def test_an_index_under_the_exact_threshold_finds_every_true_nearest(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rng = np.random.default_rng(6)
+    data = unit(rng.standard_normal((5000, 384)))
+    store = VectorStore(384)  # the default threshold, read at each search
+    store.upsert(np.arange(5000, dtype=np.uint64), data)
+    queries = unit(data[rng.integers(0, 5000, 10)] + 0.5 * unit(rng.standard_normal((10, 384))))
+
+    def recall() -> float:
+        shares = []
+        for query in queries:
+            true_nearest = set(np.argsort(-(data @ query))[:100].tolist())
+            found = {key for key, _ in store.search(query, 100)}
+            shares.append(len(true_nearest & found) / 100)
+        return float(np.mean(shares))
+
+    # Exact up to int8's rounding at the 100th place; the graph misses about one in twenty.
+    assert store.exact_threshold >= 50_000
+    assert recall() >= 0.98
+    monkeypatch.setattr("sharc.vectors.DEFAULT_EXACT_THRESHOLD", 1000)
+    assert store.exact_threshold == 1000 and recall() <= 0.96

@@ -1,16 +1,17 @@
 """The repository benchmark's dev questions asked over one index of all 25 dev repositories.
 
-A monorepo's index holds far more vectors than any one repository's (52,445 against at most
+A monorepo's index holds far more vectors than any one repository's (54,652 against at most
 9,216), so its semantic arm is searched through the HNSW graph, not exactly (an index of more
 than `sharc.vectors.DEFAULT_EXACT_THRESHOLD` vectors), and questions that fit several projects
 compete across them. Each dev question keeps its targets, under its repository's directory.
 
 Measured per search mode, file NDCG@10 (the mean over repositories, and per category, as the
-repository benchmark reads it), and for the semantic arm how wide the HNSW search looks: the
-default (at least `sharc.vectors.SEARCH_EXPANSION` candidates) against usearch's
-own width (as many as the results asked for), with the paired bootstrap interval over
-questions, the share of the exact 100 nearest each width finds, and what each costs in time
-(a warm hybrid search, the widths taking turns).
+repository benchmark reads it), and for the semantic arm how the vectors are searched: the
+graph at the default width (at least `sharc.vectors.SEARCH_EXPANSION` candidates) against
+usearch's own width (as many as the results asked for) and against an exact search (what an
+index under the threshold gets), with the paired bootstrap interval over questions, the share
+of the exact 100 nearest each width finds, and what each costs in time (a warm hybrid search,
+the three taking turns).
 
     python -m benches.quality.monorepo       # -> results/quality_monorepo.json
 
@@ -39,13 +40,19 @@ from benches.quality import metrics
 from benches.quality.dataset import data_dir
 from benches.quality.provenance import git_commit, machine
 from benches.quality.repos import CATEGORIES, DEPTH, Repo, RepoQuery, load_repos, score, unpack
-from benches.speed.common import hnsw_width
+from benches.speed.common import exact_up_to, hnsw_width
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 
 #: The search modes scored, and the widths of the semantic arm's HNSW search compared.
 MODES = ("hybrid", "keyword", "semantic")
 NARROW = 0  # usearch's own width: as many candidates as results asked for
+
+#: How the vectors are searched, beside the default: usearch's own width, and exactly.
+SEARCHES = {
+    "usearch_width": lambda: hnsw_width(NARROW),
+    "exact": lambda: exact_up_to(1 << 62),
+}
 
 
 def union_tree(repos: Sequence[Repo], root: Path) -> Path:
@@ -97,7 +104,7 @@ def vector_recall(index: Any, repos: Sequence[Repo], index_dir: Path) -> dict[st
 
     texts = [q.text for repo in repos for q in repo.queries][::4]
     vectors = index.embedder().embed_queries(texts)
-    graph = VectorStore.load(index_dir / "vectors.usearch", view=True)
+    graph = VectorStore.load(index_dir / "vectors.usearch", view=True, exact_threshold=0)
     exact = VectorStore.load(index_dir / "vectors.usearch", view=True, exact_threshold=1 << 62)
     recall = {}
     for name, width in (("usearch_width", NARROW), ("default_width", None)):
@@ -112,28 +119,28 @@ def vector_recall(index: Any, repos: Sequence[Repo], index_dir: Path) -> dict[st
 
 
 def search_latency(index: Any, repos: Sequence[Repo], rounds: int = 3) -> dict[str, float]:
-    """Warm p50 of a hybrid search (limit 10) at each width, over every 8th dev question, the
-    widths taking turns question by question (each question searched once first, untimed),
-    and the median of the per-search ratio of the default width to usearch's own."""
+    """Warm p50 of a hybrid search (limit 10) each way the vectors are searched, over every
+    8th dev question, the ways taking turns question by question (each question searched once
+    first, untimed), and the median of the per-search ratio of the default to each other."""
     texts = [q.text for repo in repos for q in repo.queries][::8]
-    widths = {"default_width": None, "usearch_width": NARROW}
-    seconds: dict[str, list[float]] = {name: [] for name in widths}
+    ways = {"default_width": contextlib.nullcontext, **SEARCHES}
+    seconds: dict[str, list[float]] = {name: [] for name in ways}
     for text in texts:
         index.search(text)
         for round_ in range(rounds):
-            names = list(widths)[round_ % 2:] + list(widths)[: round_ % 2]
+            names = list(ways)[round_ % len(ways):] + list(ways)[: round_ % len(ways)]
             for name in names:
-                width = widths[name]
-                with hnsw_width(width) if width is not None else contextlib.nullcontext():
+                with ways[name]():
                     started = time.perf_counter()
                     index.search(text)
                     seconds[name].append(time.perf_counter() - started)
-    ratios = np.array(seconds["default_width"]) / np.array(seconds["usearch_width"])
+    default = np.array(seconds["default_width"])
     return {
         **{f"{name}_p50_ms": round(1000 * float(np.median(values)), 2)
            for name, values in seconds.items()},
-        "median_ratio": round(float(np.median(ratios)), 3),
-        "searches": len(ratios),
+        "median_ratio": round(float(np.median(default / np.array(seconds["usearch_width"]))), 3),
+        "exact_median_ratio": round(float(np.median(np.array(seconds["exact"]) / default)), 3),
+        "searches": len(default),
     }
 
 
@@ -145,26 +152,34 @@ def run(index_dir: Path, tree: Path) -> dict[str, Any]:
     index = sharc.Index.open(union_tree(repos, tree), index_dir=index_dir)
     index.update(compact=True)  # one vector file, no tombstones: searched as a fresh index is
     scored = {mode: ask_all(index, repos, mode) for mode in MODES}
-    with hnsw_width(NARROW):
-        narrow = {mode: ask_all(index, repos, mode) for mode in ("hybrid", "semantic")}
+    others = {}
+    for way, searched in SEARCHES.items():
+        with searched():
+            others[way] = {mode: ask_all(index, repos, mode) for mode in ("hybrid", "semantic")}
     ids = list(scored["hybrid"])
     stats = index.stats()
-    widths = {}
-    for mode, narrow_scores in narrow.items():
-        difference = metrics.paired_bootstrap(
-            [scored[mode][i][2] for i in ids], [narrow_scores[i][2] for i in ids]
-        )
-        widths[mode] = {
-            "usearch_width": summary(narrow_scores),
-            "default_against_usearch_width": [round(v, 2) for v in difference],
+
+    def paired(new: dict, base: dict) -> list[float]:
+        difference = metrics.paired_bootstrap([new[i][2] for i in ids], [base[i][2] for i in ids])
+        return [round(v, 2) for v in difference]
+
+    widths = {
+        mode: {
+            "usearch_width": summary(others["usearch_width"][mode]),
+            "default_against_usearch_width": paired(scored[mode], others["usearch_width"][mode]),
+            "exact": summary(others["exact"][mode]),
+            "exact_against_default": paired(others["exact"][mode], scored[mode]),
         }
+        for mode in ("hybrid", "semantic")
+    }
     return {
         "benchmark": "monorepo",
         "date": dt.date.today().isoformat(),
         "git": git_commit(),
         "machine": machine(),
         "index": {"repositories": len(repos), "files": stats.files, "chunks": stats.chunks,
-                  "search_expansion": sharc.vectors.SEARCH_EXPANSION},
+                  "search_expansion": sharc.vectors.SEARCH_EXPANSION,
+                  "exact_threshold": sharc.vectors.DEFAULT_EXACT_THRESHOLD},
         "queries": len(ids),
         "modes": {mode: summary(values) for mode, values in scored.items()},
         "hnsw_width": widths,

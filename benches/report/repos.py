@@ -238,7 +238,7 @@ def monorepo_lines(results: Path) -> list[str]:
         f" {index['chunks']:,} chunks), each keeping its own targets; file NDCG@10, the mean over"
         " repositories. Questions that fit several projects (\"what happens when a route handler"
         " throws\") now compete across them, and the vectors are searched through the HNSW graph"
-        " (above 10,000 vectors), not exactly.",
+        f" (above {index.get('exact_threshold', 10_000):,} vectors), not exactly.",
         "",
         "| mode | NDCG@10 | " + " | ".join(REPO_CATEGORIES) + " |",
         "| --- | ---: | " + " | ".join("---:" for _ in REPO_CATEGORIES) + " |",
@@ -263,12 +263,26 @@ def monorepo_lines(results: Path) -> list[str]:
         f" {hybrid['default_against_usearch_width'][0]:+.1f} ({low:+.1f} to {high:+.1f}) to the"
         " hybrid, paired over questions.",
     ]
+    if "exact" in hybrid:
+        low, high = hybrid["exact_against_default"][1:]
+        lines[-1] += (
+            f" Searched exactly (as an index of up to {index['exact_threshold']:,} vectors is)"
+            f" the hybrid reads {hybrid['exact']['all']:.1f} (semantic only"
+            f" {semantic['exact']['all']:.1f}), {hybrid['exact_against_default'][0]:+.1f}"
+            f" ({low:+.1f} to {high:+.1f}) over the graph's default width."
+        )
     latency = data.get("search_latency")
     if latency:
         lines[-1] += (
             f" A warm hybrid search there takes {latency['default_width_p50_ms']:.1f} ms at p50"
             f" against {latency['usearch_width_p50_ms']:.1f} ms searched only as wide as the"
             f" results (median ratio {latency['median_ratio']:.2f}× over"
-            f" {latency['searches']} searches, the widths taking turns)."
+            f" {latency['searches']} searches, the widths taking turns)"
         )
+        if "exact_p50_ms" in latency:
+            lines[-1] += (
+                f"; searched exactly, {latency['exact_p50_ms']:.1f} ms"
+                f" ({latency['exact_median_ratio']:.2f}× the default's)"
+            )
+        lines[-1] += "."
     return [*lines, ""]

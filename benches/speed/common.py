@@ -34,6 +34,20 @@ def hnsw_width(expansion: int) -> Iterator[None]:
         sharc.vectors.SEARCH_EXPANSION = kept
 
 
+@contextlib.contextmanager
+def exact_up_to(count: int) -> Iterator[None]:
+    """Vector stores within search exactly up to `count` vectors
+    (`sharc.vectors.DEFAULT_EXACT_THRESHOLD`)."""
+    import sharc.vectors
+
+    kept = sharc.vectors.DEFAULT_EXACT_THRESHOLD
+    sharc.vectors.DEFAULT_EXACT_THRESHOLD = count
+    try:
+        yield
+    finally:
+        sharc.vectors.DEFAULT_EXACT_THRESHOLD = kept
+
+
 def write_result(path: Path, result: dict[str, Any]) -> None:
     """Write one benchmark's JSON with the commit and date it was measured at."""
     result = {

@@ -5,9 +5,10 @@ its text stays the same, and the SQLite manifest maps keys back to chunks. Score
 similarities in 0-1: for the cosine and inner-product metrics `1 - distance` (the cosine itself)
 clipped to 0-1, for `l2sq` `1 / (1 + distance)`.
 
-Small indexes (and small `allowed` sets) are searched exactly: HNSW recall on 5,000 random
-384-d vectors is only about 0.6 at usearch's default search expansion, while brute force over
-that many vectors costs a millisecond or two.
+An index of up to 50,000 vectors (and an `allowed` set of up to 10,000) is searched exactly:
+the HNSW graph misses some of the true nearest at any width (4% of the 100 nearest at 30,000
+real vectors, 6% at 52,000), while brute force over 50,000 int8 vectors costs about what a
+graph search of 100,000 does, 2-3 ms on one core.
 
 Cosine indexes store int8 by default, each vector scaled so that its largest component is 127.
 usearch's own float-to-int8 cast uses one fixed scale, which leaves a normalised 384-d embedding
@@ -53,8 +54,19 @@ __all__ = [
 #: Keys are masked to 63 bits: usearch reserves the all-ones u64 as its "no key" marker.
 KEY_MASK = (1 << 63) - 1
 
-#: Below this many vectors (or allowed keys), search is brute force and exact.
-DEFAULT_EXACT_THRESHOLD = 10_000
+#: Up to this many vectors, an index is searched by brute force, exactly. Exact search costs
+#: time in proportion to the vectors (int8, one core: 0.8 ms at 12,000, 1.8 ms at 30,000, 2.8 ms
+#: at 52,000 of the default model's; 3.1 ms for the graph at 100,000 uniform random ones, the
+#: latency target's size), and the graph's misses cost ranking: over the monorepo benchmark's
+#: 52,000 vectors an exact search lifts hybrid file NDCG@10 by about a point over the graph's
+#: (see `benches/README.md`). So an index is searched exactly up to where that costs what the
+#: graph costs at 100,000.
+DEFAULT_EXACT_THRESHOLD = 50_000
+
+#: Up to this many allowed keys, a filtered search reads their vectors and searches them
+#: exactly; a larger set filters the whole index's search (reading each vector costs more than
+#: comparing it in place).
+SUBSET_EXACT_LIMIT = 10_000
 
 #: How many candidates a filtered HNSW search asks for, per result wanted, on its first try.
 _OVERFETCH = 4
@@ -133,7 +145,7 @@ class VectorStore:
         connectivity: int | None = None,
         expansion_add: int | None = None,
         expansion_search: int | None = None,
-        exact_threshold: int = DEFAULT_EXACT_THRESHOLD,
+        exact_threshold: int | None = None,
     ) -> None:
         if ndim <= 0:
             raise ValueError(f"ndim must be positive, got {ndim}")
@@ -149,11 +161,14 @@ class VectorStore:
         )
         self._setup(index, metric=metric, view=False, exact_threshold=exact_threshold)
 
-    def _setup(self, index: Index, *, metric: str, view: bool, exact_threshold: int) -> None:
+    def _setup(
+        self, index: Index, *, metric: str, view: bool, exact_threshold: int | None
+    ) -> None:
         self._index = index
         self._metric = metric
         self._view = view
-        self.exact_threshold = exact_threshold
+        # None: `DEFAULT_EXACT_THRESHOLD`, read at each search.
+        self._exact_threshold = exact_threshold
         self._least_expansion = int(index.expansion_search)
         # Scaling each vector is only exact where the metric ignores length: the cosine.
         self._scaled_int8 = metric == "cos" and self.dtype == "i8"
@@ -166,7 +181,7 @@ class VectorStore:
         view: bool = False,
         verify: bool = True,
         expansion_search: int | None = None,
-        exact_threshold: int = DEFAULT_EXACT_THRESHOLD,
+        exact_threshold: int | None = None,
     ) -> VectorStore:
         """Open a saved index: copied into memory (writable), or memory-mapped with `view=True`.
 
@@ -194,6 +209,13 @@ class VectorStore:
         store = cls.__new__(cls)
         store._setup(index, metric=metric, view=view, exact_threshold=exact_threshold)
         return store
+
+    @property
+    def exact_threshold(self) -> int:
+        """Up to this many vectors the index is searched exactly."""
+        if self._exact_threshold is None:
+            return DEFAULT_EXACT_THRESHOLD
+        return self._exact_threshold
 
     @property
     def ndim(self) -> int:
@@ -298,7 +320,8 @@ class VectorStore:
             return self._search_index(query, min(limit, total))
         if isinstance(allowed, Collection) and not callable(allowed):
             subset = _as_keys(list(allowed))
-            if len(subset) <= self.exact_threshold or len(subset) * 8 <= total:
+            small = len(subset) <= min(self.exact_threshold, SUBSET_EXACT_LIMIT)
+            if small or len(subset) * 8 <= total:
                 return self._search_subset(query, limit, subset)
             allowed = {int(key) for key in subset}.__contains__
         return self._search_filtered(query, limit, allowed, total)
@@ -354,7 +377,8 @@ class VectorStore:
         looking at `SEARCH_EXPANSION` candidates at least."""
         encoded = self._encode(query)
         if len(self._index) <= self.exact_threshold:
-            matches = self._index.search(encoded, count, exact=True)
+            # One thread: usearch's default (every core) is a fifth slower for one query.
+            matches = self._index.search(encoded, count, exact=True, threads=1)
         else:
             # The expansion is the index's, not the call's: every search sets the same one.
             expansion = max(self._least_expansion, SEARCH_EXPANSION)
