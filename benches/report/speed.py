@@ -146,6 +146,13 @@ def _index_speed_rows(speed: dict[str, Any]) -> list[tuple[str, str]]:
                 f" | the same search only as wide as the results asked for (usearch's own)"
                 f" {q['narrow_hnsw_p50_ms']:.1f} ms | {q['p50_vs_narrow_hnsw']:.2f}× |"
             ))
+        if "graph_p50_ms" in q and q["chunks"] <= q["exact_threshold"]:
+            rows.append(("query",
+                f"| warm query p50, the vectors searched exactly (up to"
+                f" {q['exact_threshold']:,}), {q['chunks']:,} chunks | {q['p50_ms']:.1f} ms"
+                f" | the same search through the HNSW graph {q['graph_p50_ms']:.1f} ms"
+                f" | {q['p50_vs_graph']:.2f}× |"
+            ))
     memory = speed["memory"]
     for name in ("1x", "3x"):
         if name in memory:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from benches.speed.common import hnsw_width
+from benches.speed.common import exact_up_to, hnsw_width
 from benches.speed.corpus import (
     QUERIES,
     bench_index_dir,
@@ -68,6 +68,9 @@ def query_latency(work: Path, sizes: list[int]) -> dict:
         result["narrow_hnsw_p50_ms"] = measured["narrow"]["p50_ms"]
         result["search_expansion"] = sharc.vectors.SEARCH_EXPANSION
         result["p50_vs_narrow_hnsw"] = result["p50_ms"] / result["narrow_hnsw_p50_ms"]
+        result["exact_threshold"] = sharc.vectors.DEFAULT_EXACT_THRESHOLD
+        result["graph_p50_ms"] = measured["graph"]["p50_ms"]
+        result["p50_vs_graph"] = result["p50_ms"] / result["graph_p50_ms"]
         results[str(size)] = result
         print(json.dumps({str(size): result}), flush=True)
     return results
@@ -78,33 +81,38 @@ def query_latency(work: Path, sizes: list[int]) -> dict:
 #: ratio of the two); `fragments`, the default without the evidence of whole files (the file
 #: keyword index unread); `uncohesive`, the default without the stored file cohesion (its
 #: rows unread); `narrow`, the default with the vectors' HNSW search only as wide as the
-#: results asked for (usearch's own width, `NARROW_WIDTHS`).
+#: results asked for (usearch's own width); `graph`, the default with the vectors searched
+#: through the HNSW graph at any size (what an exact search of an index under
+#: `DEFAULT_EXACT_THRESHOLD` costs is the ratio of the default to it). How each searches its
+#: vectors: `VECTOR_SEARCHES`.
 QUERY_VARIANTS = {
     "default": {},
     "chunkwise": {"files_first": False},
     "fragments": {"file_keyword_lift": 0.0},
     "uncohesive": {"cohesion_floor": 0.0, "cohesion_full": 0.0},
     "narrow": {},
+    "graph": {},
 }
 
-#: The variants whose vector search looks at no fewer than this many candidates
-#: (`sharc.vectors.SEARCH_EXPANSION`; 0: usearch's own width) rather than the default.
-NARROW_WIDTHS = {"narrow": 0}
+#: The variants whose vectors are searched otherwise than by default.
+VECTOR_SEARCHES = {
+    "narrow": lambda: hnsw_width(0),
+    "graph": lambda: exact_up_to(0),
+}
 
 
 def timed_searches(  # type: ignore[no-untyped-def]
     index, settings: dict[str, Any], rounds: int, **options: Any
 ) -> dict[str, list[float]]:
     """Seconds of each search of `QUERIES` (warmed once each) under each of `settings`
-    (name -> `RankingSettings`; the vector search as wide as `NARROW_WIDTHS` says for those
-    it names), `rounds` times, the settings taking turns query by query so that a machine
+    (name -> `RankingSettings`; the vectors searched as `VECTOR_SEARCHES` says for those it
+    names), `rounds` times, the settings taking turns query by query so that a machine
     that slows down for a while slows them alike; later rounds vary each query's text, so
     that no cache answers them."""
 
     def search(name: str, text: str) -> float:
         index.ranking_settings = settings[name]
-        width = NARROW_WIDTHS.get(name)
-        with hnsw_width(width) if width is not None else contextlib.nullcontext():
+        with VECTOR_SEARCHES.get(name, contextlib.nullcontext)():
             started = time.perf_counter()
             index.search(text, **options)
             return time.perf_counter() - started
