@@ -116,7 +116,7 @@ def _index_speed_rows(speed: dict[str, Any]) -> list[tuple[str, str]]:
                 f" | {delta['noop_seconds_median'] * 1e3:.0f} / "
                 f"{delta['noop_paths_seconds_median'] * 1e3:.0f} ms | | |"
             ))
-    queries = list(speed["query"].values())
+    queries = sorted(speed["query"].values(), key=lambda q: q["chunks"])
     for n, q in enumerate(queries):
         rows.append(("query_largest" if n == len(queries) - 1 else "query",
             f"| warm query p50 / p99, {q['chunks']:,} chunks | {q['p50_ms']:.1f} / {q['p99_ms']:.1f} ms"
@@ -139,7 +139,7 @@ def _index_speed_rows(speed: dict[str, Any]) -> list[tuple[str, str]]:
                 f" {q['without_cohesion_p50_ms']:.1f} ms"
                 f" | {q['p50_vs_without_cohesion']:.2f}× |"
             ))
-        if "narrow_hnsw_p50_ms" in q:
+        if "narrow_hnsw_p50_ms" in q and q["chunks"] > q.get("exact_threshold", 10_000):
             rows.append(("query",
                 f"| warm query p50, the vectors' HNSW search at least {q['search_expansion']}"
                 f" candidates wide, {q['chunks']:,} chunks | {q['p50_ms']:.1f} ms"
