@@ -84,6 +84,18 @@ _OVERFETCH = 4
 #: does not depend on what was searched before.
 SEARCH_EXPANSION = 300
 
+#: How many candidates a vector's insertion looks at when it is linked into the HNSW graph
+#: (usearch's `expansion_add`, 128 by default). An index is filled in path order, a file's
+#: chunks and a directory's files one after another, and a graph grown that way at usearch's
+#: width is poorer than one grown in random order: over the monorepo benchmark's 52,694
+#: default-model vectors, added in path order, a search at `SEARCH_EXPANSION` finds 93.4% of
+#: the exact 100 nearest (95.5% added in random order); at 256, 96.6%, which lifts the
+#: vectors alone by 1.5 points of file NDCG@10 (+1.5 [+0.3, +2.9]) and the hybrid by 0.7
+#: (+0.7 [-0.3, +1.8]). The cost is insertion time, paid once: 45 -> 96 us a vector (the
+#: fast model's 256-d), against 90 us for the fast model to embed a chunk and 16 ms for the
+#: default model.
+BUILD_EXPANSION = 256
+
 _METRICS = ("cos", "ip", "l2sq")
 
 Allowed: TypeAlias = "Callable[[int], bool] | Collection[int] | None"
@@ -156,7 +168,7 @@ class VectorStore:
             metric=metric,
             dtype=dtype,
             connectivity=connectivity,
-            expansion_add=expansion_add,
+            expansion_add=BUILD_EXPANSION if expansion_add is None else expansion_add,
             expansion_search=expansion_search,
         )
         self._setup(index, metric=metric, view=False, exact_threshold=exact_threshold)
@@ -206,6 +218,8 @@ class VectorStore:
         metric = names.get(index.metric) if isinstance(index.metric, MetricKind) else None
         if metric is None:
             raise IndexCorruptError(f"vector index {path} uses unsupported metric {index.metric}")
+        if not view:
+            index.expansion_add = max(int(index.expansion_add), BUILD_EXPANSION)
         store = cls.__new__(cls)
         store._setup(index, metric=metric, view=view, exact_threshold=exact_threshold)
         return store
