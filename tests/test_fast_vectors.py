@@ -252,3 +252,23 @@ def test_a_kill_in_either_stage_leaves_an_index_that_answers_and_resumes_to_a_cl
     clean = tmp_path / "clean"
     _open(small_repo, clean).update()
     _same_vectors(index_dir, clean)
+
+
+def test_the_default_models_vectors_are_linked_widely_and_the_fast_models_at_usearchs_width(
+    small_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sharc.embedding import load_embedder
+    from sharc.vectors import BUILD_EXPANSION, VectorStore
+
+    widths: dict[int, set[int]] = {}  # each vector's dimension (the model) -> link widths
+    upsert = VectorStore.upsert
+
+    def recording(store: VectorStore, keys: object, vectors: np.ndarray) -> None:
+        widths.setdefault(store.dimension, set()).add(store.link_width)
+        upsert(store, keys, vectors)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(VectorStore, "upsert", recording)
+    _open(small_repo, tmp_path / "index").update()
+    fast_dimension = load_embedder("fast").dimension
+    default_dimension = load_embedder().dimension
+    assert widths == {fast_dimension: {128}, default_dimension: {BUILD_EXPANSION}}

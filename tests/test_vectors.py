@@ -327,14 +327,15 @@ def test_an_index_under_the_exact_threshold_finds_every_true_nearest(
     assert store.exact_threshold == 1000 and recall() <= 0.96
 
 
-def test_a_graph_filled_file_by_file_still_finds_nearly_all_of_the_true_nearest(
+def test_a_graph_filled_file_by_file_and_linked_widely_finds_nearly_all_of_the_true_nearest(
     tmp_path: Path,
 ) -> None:
     # An index is filled in path order: each file's chunks close together, each file a step
     # away from the one before. Linked at usearch's own width (128) such a graph finds about
-    # 94% of the true 100 nearest here; at `BUILD_EXPANSION`, about 98%.
+    # 96% of the true 100 nearest here; at `BUILD_EXPANSION`, 99.8%. Added one at a time:
+    # a batch is inserted by several threads in their own order, and its graph varies.
     recalls = []
-    for seed in (0, 3):
+    for seed in (0, 3, 5):
         rng = np.random.default_rng(seed)
         topic, files = unit(rng.standard_normal((1, 384))), []
         for _ in range(600):
@@ -342,17 +343,19 @@ def test_a_graph_filled_file_by_file_still_finds_nearly_all_of_the_true_nearest(
             files.append(unit(topic + 0.8 * unit(rng.standard_normal((10, 384)))))
         data = np.concatenate(files)
         store = VectorStore(384, exact_threshold=0)
-        for start in range(0, len(data), 256):
-            rows = np.arange(start, min(start + 256, len(data)), dtype=np.uint64)
-            store.upsert(rows, data[rows])
-        if seed == 3:  # a store loaded to be written links what it adds as widely
-            store.save(tmp_path / "vectors.usearch")
-            loaded = VectorStore.load(tmp_path / "vectors.usearch")
-            assert loaded._index.expansion_add == sharc.vectors.BUILD_EXPANSION
+        assert store.link_width == 128  # usearch's own
+        store.link_width = sharc.vectors.BUILD_EXPANSION
+        for row in range(len(data)):
+            store.upsert(np.array([row], dtype=np.uint64), data[row : row + 1])
         picks = rng.integers(0, len(data), 30)
         queries = unit(data[picks] + 0.6 * unit(rng.standard_normal((30, 384))))
         for query in queries:
             true_nearest = set(np.argsort(-(data @ query))[:100].tolist())
             found = {key for key, _ in store.search(query, 100)}
             recalls.append(len(true_nearest & found) / 100)
-    assert np.mean(recalls) >= 0.97
+    assert np.mean(recalls) >= 0.98
+    store.save(tmp_path / "vectors.usearch")
+    with pytest.raises(ReadOnlyStoreError):
+        VectorStore.load(tmp_path / "vectors.usearch", view=True).link_width = 256
+    with pytest.raises(ValueError, match="positive"):
+        store.link_width = 0

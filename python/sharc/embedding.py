@@ -115,6 +115,10 @@ class Embedder:
     Build one with :func:`load_embedder`.
     """
 
+    #: Each vector comes from a forward pass of the encoder, milliseconds a chunk on a CPU
+    #: (`sharc.static_embedding.StaticEmbedder`: a lookup and a sum).
+    static = False
+
     def __init__(
         self,
         config: ModelConfig,

@@ -41,6 +41,7 @@ from sharc.vector_segments import (
     state_after,
 )
 from sharc.vector_sets import DEFAULT_SET, VectorSet
+from sharc.vectors import BUILD_EXPANSION
 
 if TYPE_CHECKING:
     from sharc.embedding import Embedder
@@ -236,6 +237,10 @@ class VectorSync:
         copies = _Copies.of(pending)
         pending = pending.without(copies.followers)
         embedder = self.embedder()
+        if not getattr(embedder, "static", False):
+            # Linking a vector widely costs a fraction of a millisecond: nothing beside an
+            # encoder's pass, and the graph it makes finds more of the true nearest.
+            self.vectors.link_width = max(self.vectors.link_width, BUILD_EXPANSION)
         total = len(pending)
         done = 0
         filled = 0

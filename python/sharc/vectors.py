@@ -6,9 +6,11 @@ similarities in 0-1: for the cosine and inner-product metrics `1 - distance` (th
 clipped to 0-1, for `l2sq` `1 / (1 + distance)`.
 
 An index of up to 50,000 vectors (and an `allowed` set of up to 10,000) is searched exactly:
-the HNSW graph misses some of the true nearest at any width (4% of the 100 nearest at 30,000
-real vectors, 6% at 52,000), while brute force over 50,000 int8 vectors costs about what a
-graph search of 100,000 does, 2-3 ms on one core.
+the HNSW graph misses some of the true nearest (3% of the 100 nearest over 52,000 real
+vectors), while brute force over 50,000 int8 vectors costs about what a
+graph search of 100,000 does, 2-3 ms on one core. A larger index is searched through the graph,
+each search looking at `SEARCH_EXPANSION` candidates at least, each vector linked into it looking
+at `BUILD_EXPANSION` where its vectors are costly to make.
 
 Cosine indexes store int8 by default, each vector scaled so that its largest component is 127.
 usearch's own float-to-int8 cast uses one fixed scale, which leaves a normalised 384-d embedding
@@ -85,15 +87,17 @@ _OVERFETCH = 4
 SEARCH_EXPANSION = 300
 
 #: How many candidates a vector's insertion looks at when it is linked into the HNSW graph
-#: (usearch's `expansion_add`, 128 by default). An index is filled in path order, a file's
-#: chunks and a directory's files one after another, and a graph grown that way at usearch's
-#: width is poorer than one grown in random order: over the monorepo benchmark's 52,694
-#: default-model vectors, added in path order, a search at `SEARCH_EXPANSION` finds 93.4% of
-#: the exact 100 nearest (95.5% added in random order); at 256, 96.6%, which lifts the
-#: vectors alone by 1.5 points of file NDCG@10 (+1.5 [+0.3, +2.9]) and the hybrid by 0.7
-#: (+0.7 [-0.3, +1.8]). The cost is insertion time, paid once: 45 -> 96 us a vector (the
-#: fast model's 256-d), against 90 us for the fast model to embed a chunk and 16 ms for the
-#: default model.
+#: (`VectorStore.link_width`; usearch's `expansion_add`, 128 by default), where the vectors
+#: come from a model that takes far longer to make one. An index is filled in path order, a
+#: file's chunks and a directory's files one after another, and a graph grown that way at
+#: usearch's width is poorer than one grown in random order: over the monorepo benchmark's
+#: 52,694 default-model vectors, added in path order, a search at `SEARCH_EXPANSION` finds
+#: 93.4% of the exact 100 nearest (95.5% added in random order); linked at 256, 96.6%, which
+#: lifts the vectors alone by 1.5 points of file NDCG@10 (+1.5 [+0.3, +2.9]) and the hybrid by
+#: 0.7 (+0.7 [-0.3, +1.8]). Insertion then costs 2-3x as long (96 against 45 us a vector at
+#: 52,000, 446 against 156 at 300,000): nothing beside the default model's 16 ms a chunk, too
+#: much beside the fast model's 0.1 ms, whose graph keeps usearch's width (and found 96.8% of
+#: its exact nearest there).
 BUILD_EXPANSION = 256
 
 _METRICS = ("cos", "ip", "l2sq")
@@ -168,7 +172,7 @@ class VectorStore:
             metric=metric,
             dtype=dtype,
             connectivity=connectivity,
-            expansion_add=BUILD_EXPANSION if expansion_add is None else expansion_add,
+            expansion_add=expansion_add,
             expansion_search=expansion_search,
         )
         self._setup(index, metric=metric, view=False, exact_threshold=exact_threshold)
@@ -218,11 +222,23 @@ class VectorStore:
         metric = names.get(index.metric) if isinstance(index.metric, MetricKind) else None
         if metric is None:
             raise IndexCorruptError(f"vector index {path} uses unsupported metric {index.metric}")
-        if not view:
-            index.expansion_add = max(int(index.expansion_add), BUILD_EXPANSION)
         store = cls.__new__(cls)
         store._setup(index, metric=metric, view=view, exact_threshold=exact_threshold)
         return store
+
+    @property
+    def link_width(self) -> int:
+        """How many candidates each vector added is linked among (usearch's `expansion_add`):
+        a wider search for its neighbours makes a better graph, and an insertion that costs
+        more. Set it before adding (`BUILD_EXPANSION`)."""
+        return int(self._index.expansion_add)
+
+    @link_width.setter
+    def link_width(self, width: int) -> None:
+        self._check_writable()
+        if width <= 0:
+            raise ValueError(f"link_width must be positive, got {width}")
+        self._index.expansion_add = width
 
     @property
     def exact_threshold(self) -> int:
