@@ -236,6 +236,37 @@ def test_a_qualified_query_lifts_the_chunk_whose_qualified_name_ends_with_it() -
     assert rerank_adjustments(defining, bare, settings) == rerank_adjustments(nested, bare, settings)
 
 
+def test_a_qualifier_names_the_directory_or_file_of_a_top_level_definition() -> None:
+    # A crate, package or module is named after its directory or file, and a definition at
+    # its top level says nothing of them in its own qualified name.
+    settings = RankingSettings(qualified_match_factor=1.3, definition_file_factor=1.0)
+    cases = [
+        ("anyhow::Error", Candidate("a", "anyhow/src/lib.rs", "Error", fqn="Error"),
+         Candidate("b", "cli11/include/CLI/Error.hpp", "Error", fqn="CLI.Error")),
+        ("response.body",
+         Candidate("a", "koa/lib/response.js", "body", fqn="module.exports.body",
+                   language="javascript"),
+         Candidate("b", "http.zig/src/request.zig", "body", fqn="Request.body", language="zig")),
+        ("Util.keys", Candidate("a", "lua/which-key/util.lua", "keys", fqn="M.keys",
+                                language="lua"),
+         Candidate("b", "lua/pl/tablex.lua", "keys", fqn="keys", language="lua")),
+        ("http_server::config::Config",
+         Candidate("a", "crates/http-server/src/config.rs", "Config", fqn="Config"),
+         Candidate("b", "crates/config/src/lib.rs", "Config", fqn="Config")),
+    ]
+    for query, named, other in cases:
+        intent = QueryIntent.of(query)
+        assert boost_factor(named, intent, settings) > boost_factor(other, intent, settings), query
+    # A definition inside a container is qualified by the container, not by its file's path.
+    intent = QueryIntent.of("web::engine")
+    nested = Candidate("a", "lib/web/engine/loader.rb", "engine", fqn="Loader.engine")
+    top = Candidate("b", "lib/web/engine/loader.rb", "engine", fqn="engine")
+    assert boost_factor(top, intent, settings) > boost_factor(nested, intent, settings)
+    # The qualifiers must come in the path's order.
+    intent = QueryIntent.of("config::http_server::Config")
+    assert boost_factor(cases[3][1], intent, settings) == boost_factor(cases[3][2], intent, settings)
+
+
 def test_kotlin_reaches_a_companion_objects_members_through_its_class() -> None:
     settings = RankingSettings(qualified_match_factor=1.3, definition_file_factor=1.0)
     intent = QueryIntent.of("Buffer.of")

@@ -56,6 +56,45 @@ def _referable(fqn: str, language: str) -> str:
     return fqn
 
 
+#: The names a language's modules export through, which stand for the file itself:
+#: CommonJS's `module.exports.body` is the file's `body`, and Lua's modules by convention fill
+#: and return a table `M`.
+MODULE_OBJECTS = {
+    "javascript": ("module.exports", "exports"),
+    "typescript": ("module.exports", "exports"),
+    "lua": ("M",),
+}
+
+
+def _top_level(fqn: str, language: str) -> bool:
+    """Whether a definition's qualified name is its name alone, or its name in the object its
+    module exports through: then its file is all that qualifies it."""
+    for module_object in MODULE_OBJECTS.get(language, ()):
+        if fqn.startswith(module_object + "."):
+            fqn = fqn[len(module_object) + 1 :]
+            break
+    return "." not in fqn
+
+
+def _qualified_by_path(path: str, qualifiers: tuple[str, ...]) -> bool:
+    """Whether a qualified name's qualifiers name, in order, directories or the file of
+    `path` (any case, `_` and `-` aside): a module is a file and a package or crate a
+    directory named as code refers to it, so `anyhow::Error` is the `Error` under `anyhow/`,
+    `response.body` the `body` of `response.js`, `Util.keys` the `keys` of `util.lua`, where
+    the definitions' own qualified names (`Error`, `body`, `M.keys`) do not say so."""
+    parts = [_squashed(part) for part in path.split("/")]
+    parts[-1] = parts[-1].split(".", 1)[0]
+    place = 0
+    for qualifier in qualifiers:
+        wanted = _squashed(qualifier)
+        while place < len(parts) and parts[place] != wanted:
+            place += 1
+        if place == len(parts):
+            return False
+        place += 1
+    return True
+
+
 def _squashed(name: str) -> str:
     return re.sub(r"[_\-]", "", name).lower()
 
@@ -67,7 +106,9 @@ class DefinitionMatch:
     #: The chunk's symbol is the name as written, or only case-insensitively.
     exact: bool = False
     case_insensitive: bool = False
-    #: Its qualified name ends with the query's qualified name (`Web::Engine`).
+    #: Its qualified name ends with the query's qualified name (`Web::Engine`), or it is
+    #: defined at its module's top level and its path names the qualifiers (`anyhow::Error`
+    #: under `anyhow/`).
     qualified: bool = False
     #: It defines a type the capitalised name stands for (class, struct, trait...).
     type_definition: bool = False
@@ -99,10 +140,19 @@ def definition_match(chunk: RankedChunk, intent: QueryIntent) -> DefinitionMatch
     # The whole name but its extension: `Store.Settings.cs` holds a part of `Store`, and
     # `Store.cs` the definition.
     stem = posixpath.basename(chunk.path).rsplit(".", 1)[0]
+    qualified = any(
+        fqn.endswith("." + ".".join(segments))
+        or (
+            _top_level(fqn[1:], getattr(chunk, "language", ""))
+            and _qualified_by_path(chunk.path, segments[:-1])
+        )
+        for segments in intent.qualified
+        if segments[-1].lower() == symbol.lower()
+    )
     return DefinitionMatch(
         exact=exact,
         case_insensitive=not exact,
-        qualified=any(fqn.endswith("." + ".".join(segments)) for segments in intent.qualified),
+        qualified=qualified,
         extending=kind in EXTENDING_KINDS,
         type_definition=kind in TYPE_KINDS and symbol[:1].isupper(),
         definition_file=_squashed(stem) == _squashed(symbol),
