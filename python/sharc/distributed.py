@@ -273,9 +273,11 @@ class EmbeddingWorker:
         self.embedder = factory(model, device=device)
         self.root = Path(root)
 
-    def identity(self) -> tuple[str, int, int]:
-        """The model's id and dimension, and this worker's process id."""
-        return self.embedder.model_id, self.embedder.dimension, os.getpid()
+    def identity(self) -> tuple[str, int, int, bool]:
+        """The model's id and dimension, this worker's process id, and whether the model is
+        static (`Embedder.static`)."""
+        embedder = self.embedder
+        return embedder.model_id, embedder.dimension, os.getpid(), getattr(embedder, "static", False)
 
     def embed(
         self, records: Sequence[ChunkRecord], mode: str
@@ -294,6 +296,7 @@ class _ActorPool:
     model_id: str
     dimension: int
     pids: list[int]
+    static: bool = False
 
     @classmethod
     def create(
@@ -322,8 +325,9 @@ class _ActorPool:
             raise
         if len({identity[:2] for identity in identities}) != 1:
             raise ClusterError(f"the embedding workers load different models: {identities}")
-        model_id, dimension, _ = identities[0]
-        return cls(key, actors, model_id, dimension, [identity[2] for identity in identities])
+        model_id, dimension, _, static = identities[0]
+        pids = [identity[2] for identity in identities]
+        return cls(key, actors, model_id, dimension, pids, static)
 
     @property
     def alive(self) -> int:
@@ -351,6 +355,10 @@ class _RemoteEmbedder:
     @property
     def dimension(self) -> int:
         return self.pool.dimension
+
+    @property
+    def static(self) -> bool:
+        return self.pool.static
 
     def embed_record_batches(
         self, batches: Iterable[Sequence[ChunkRecord]], mode: str, root: Path
