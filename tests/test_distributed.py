@@ -95,11 +95,27 @@ def _assert_same_index(built: Index, local: Index) -> None:
             assert ours == theirs, (query, mode)
 
 
-def test_a_ray_build_is_the_local_build(cluster: object, repo: Path, local: Index) -> None:
+def test_a_ray_build_is_the_local_build(
+    cluster: object, repo: Path, local: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sharc.embedding import load_embedder
+    from sharc.vectors import BUILD_EXPANSION, VectorStore
+
+    widths: dict[int, set[int]] = {}  # how widely the driver links each model's vectors
+    upsert = VectorStore.upsert
+
+    def recording(store: VectorStore, keys: object, vectors: np.ndarray) -> None:
+        widths.setdefault(store.dimension, set()).add(store.link_width)
+        upsert(store, keys, vectors)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(VectorStore, "upsert", recording)
     progress: list[sharc.Progress] = []
     index = Index.open(repo, index_dir=repo.parent / "ray")
     report = index.update(executor=_executor(), progress=progress.append)
     assert not report.errors
+    # The default model's vectors linked widely, the fast model's at usearch's width.
+    fast, default = load_embedder("fast").dimension, load_embedder().dimension
+    assert widths == {fast: {128}, default: {BUILD_EXPANSION}}
     assert report.chunks_embedded == _embeddable(index)
     _assert_same_index(index, local)
     phases = {p.phase for p in progress}
