@@ -21,31 +21,28 @@ def machine() -> dict[str, Any]:
 
 
 @contextlib.contextmanager
-def hnsw_width(expansion: int) -> Iterator[None]:
+def vectors_setting(name: str, value: int) -> Iterator[None]:
+    """`sharc.vectors.<name>` set to `value` within, as each search reads it."""
+    import sharc.vectors
+
+    kept = getattr(sharc.vectors, name)
+    setattr(sharc.vectors, name, value)
+    try:
+        yield
+    finally:
+        setattr(sharc.vectors, name, kept)
+
+
+def hnsw_width(expansion: int) -> contextlib.AbstractContextManager[None]:
     """HNSW searches within look at no fewer than `expansion` candidates
     (`sharc.vectors.SEARCH_EXPANSION`; 0: usearch's own width, as many as asked for)."""
-    import sharc.vectors
-
-    kept = sharc.vectors.SEARCH_EXPANSION
-    sharc.vectors.SEARCH_EXPANSION = expansion
-    try:
-        yield
-    finally:
-        sharc.vectors.SEARCH_EXPANSION = kept
+    return vectors_setting("SEARCH_EXPANSION", expansion)
 
 
-@contextlib.contextmanager
-def exact_up_to(count: int) -> Iterator[None]:
+def exact_up_to(count: int) -> contextlib.AbstractContextManager[None]:
     """Vector stores within search exactly up to `count` vectors
     (`sharc.vectors.DEFAULT_EXACT_THRESHOLD`)."""
-    import sharc.vectors
-
-    kept = sharc.vectors.DEFAULT_EXACT_THRESHOLD
-    sharc.vectors.DEFAULT_EXACT_THRESHOLD = count
-    try:
-        yield
-    finally:
-        sharc.vectors.DEFAULT_EXACT_THRESHOLD = kept
+    return vectors_setting("DEFAULT_EXACT_THRESHOLD", count)
 
 
 def write_result(path: Path, result: dict[str, Any]) -> None:
