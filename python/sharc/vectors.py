@@ -79,12 +79,13 @@ _OVERFETCH = 4
 #: index's own setting, 64 by default). Alone, usearch searched only as wide as the results,
 #: and that is too narrow: over the 52,445 default-model vectors of the repository
 #: benchmark's 25 dev repositories in one index, a search for 100 (a search's depth) found 81%
-#: of the true 100 nearest. At 300 it finds 93% of them, which lifts that monorepo's hybrid
-#: file NDCG@10 by 1.2 points (+1.2 [+0.2, +2.4]; vectors alone +2.9 [+1.4, +4.6];
-#: `python -m benches.quality.monorepo`) for 4% more time per search there, 10-14% at 100k
-#: uniform random vectors (HNSW's hard case); 400 gained +1.7 at 19% at 100k. One width for
-#: every search: searches running side by side never set it apart (no lock), and a result
-#: does not depend on what was searched before.
+#: of the true 100 nearest, and 93% at 300, which lifted that monorepo's hybrid file NDCG@10
+#: by 1.2 points (+1.2 [+0.2, +2.4]; vectors alone +2.9 [+1.4, +4.6]; `python -m
+#: benches.quality.monorepo`). On a graph linked at `BUILD_EXPANSION` the search finds 88% and
+#: 96%, and the width is worth +0.4 [-0.2, +1.1] (vectors alone +1.0 [+0.1, +2.1]). It costs 5%
+#: more time per search there, 10-17% at 100k-1M uniform random vectors (HNSW's hard case);
+#: 400 gained +0.5 more at 19% at 100k. One width for every search: searches running side by
+#: side never set it apart (no lock), and a result does not depend on what was searched before.
 SEARCH_EXPANSION = 300
 
 #: How many candidates a vector's insertion looks at when it is linked into the HNSW graph
