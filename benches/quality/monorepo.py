@@ -14,6 +14,7 @@ of the exact 100 nearest each width finds, and what each costs in time (a warm h
 the three taking turns).
 
     python -m benches.quality.monorepo       # -> results/quality_monorepo.json
+    python -m benches.quality.monorepo --split test   # held out -> quality_monorepo_test.json
 
 The tree is the dev repositories copied side by side into `benches/data/union/`; its index is
 kept in `benches/data/index-cache/union/` (building it embeds every chunk: about half an hour
@@ -144,11 +145,11 @@ def search_latency(index: Any, repos: Sequence[Repo], rounds: int = 3) -> dict[s
     }
 
 
-def run(index_dir: Path, tree: Path) -> dict[str, Any]:
+def run(index_dir: Path, tree: Path, split: str = "dev") -> dict[str, Any]:
     import sharc
     import sharc.vectors
 
-    repos = load_repos("dev")
+    repos = load_repos(split)
     index = sharc.Index.open(union_tree(repos, tree), index_dir=index_dir)
     index.update(compact=True)  # one vector file, no tombstones: searched as a fresh index is
     scored = {mode: ask_all(index, repos, mode) for mode in MODES}
@@ -174,6 +175,7 @@ def run(index_dir: Path, tree: Path) -> dict[str, Any]:
     }
     return {
         "benchmark": "monorepo",
+        "split": split,
         "date": dt.date.today().isoformat(),
         "git": git_commit(),
         "machine": machine(),
@@ -191,13 +193,17 @@ def run(index_dir: Path, tree: Path) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=RESULTS / "quality_monorepo.json")
-    parser.add_argument("--index-dir", type=Path,
-                        default=data_dir() / "index-cache" / "union")
-    parser.add_argument("--tree", type=Path, default=data_dir() / "union")
+    parser.add_argument("--split", choices=("dev", "test"), default="dev",
+                        help="the dev repositories (tuned on), or the held-out ones")
+    parser.add_argument("--out", type=Path, help="default: results/quality_monorepo[_test].json")
+    parser.add_argument("--index-dir", type=Path, help="default: data/index-cache/union[-test]")
+    parser.add_argument("--tree", type=Path, help="default: data/union[-test]")
     args = parser.parse_args(argv)
-    result = run(args.index_dir, args.tree)
-    args.out.write_text(json.dumps(result, indent=1) + "\n")
+    suffix = "" if args.split == "dev" else "-test"
+    out = args.out or RESULTS / f"quality_monorepo{suffix.replace('-', '_')}.json"
+    index_dir = args.index_dir or data_dir() / "index-cache" / f"union{suffix}"
+    result = run(index_dir, args.tree or data_dir() / f"union{suffix}", args.split)
+    out.write_text(json.dumps(result, indent=1) + "\n")
     shown = ("modes", "hnsw_width", "vector_recall_at_100", "search_latency")
     json.dump({k: result[k] for k in shown},
               sys.stdout, indent=1)
