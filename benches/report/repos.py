@@ -285,4 +285,21 @@ def monorepo_lines(results: Path) -> list[str]:
                 f" ({latency['exact_median_ratio']:.2f}× the default's)"
             )
         lines[-1] += "."
+    held_out = load("quality_monorepo_test.json", results)
+    if held_out:
+        index, modes = held_out["index"], held_out["modes"]
+        cells = ", ".join(
+            f"{c} {modes['hybrid'][c]:.1f}" for c in REPO_CATEGORIES if c in modes["hybrid"]
+        )
+        lines += [
+            "",
+            f"Held out (`--split test`, never tuned on): the {held_out['queries']} test questions"
+            f" over one index of the {index['repositories']} test repositories"
+            f" ({index['files']:,} files, {index['chunks']:,} chunks, searched exactly:"
+            f" {index['exact_threshold']:,} vectors or fewer): hybrid {modes['hybrid']['all']:.1f}"
+            f" ({cells}), BM25 only {modes['keyword']['all']:.1f}, semantic only"
+            f" {modes['semantic']['all']:.1f}. Its vectors searched through the graph (as a larger"
+            f" index's are) would find {held_out['vector_recall_at_100']['default_width']:.1f}%"
+            " of each question's exact 100 nearest.",
+        ]
     return [*lines, ""]
