@@ -46,7 +46,9 @@ class AsyncIndexMethods:
         include_tests: bool | None = None,
         max_per_file: int | None = 3,
         group_by_file: bool = True,
+        graph: bool = False,
         vectors: VectorChoice | None = None,
+        explain: bool = False,
     ) -> SearchResponse:
         """`Index.search` in a worker thread: the event loop is never blocked."""
         import asyncio  # here: `sharc.index` is imported by every CLI command
@@ -55,7 +57,7 @@ class AsyncIndexMethods:
             self.search, query, limit=limit, mode=mode, extensions=extensions,
             languages=languages, path_prefix=path_prefix, path_glob=path_glob,
             include_tests=include_tests, max_per_file=max_per_file,
-            group_by_file=group_by_file, vectors=vectors,
+            group_by_file=group_by_file, graph=graph, vectors=vectors, explain=explain,
         )
 
     async def aupdate(self, **options: Any) -> UpdateReport:

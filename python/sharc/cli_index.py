@@ -80,6 +80,9 @@ def add_commands(
     search.add_argument("--graph", action="store_true",
                         help="show what calls the top hits and what they call (code graph)")
     search.add_argument("--json", action="store_true", help="print one JSON object per result")
+    search.add_argument("--explain", action="store_true",
+                        help="say under each hit why it ranks there: where each arm placed it,"
+                        " its fused score and what each ranking stage did to it")
     _add_index_options(search, several=True)
     search.set_defaults(run=_search)
 
@@ -196,7 +199,7 @@ def _search(args: argparse.Namespace) -> int:
     options = dict(
         limit=args.limit, mode=args.mode, extensions=args.ext, languages=args.lang,
         path_prefix=args.under, path_glob=args.glob, include_tests=True if args.tests else None,
-        vectors=args.vectors, group_by_file=not args.flat,
+        vectors=args.vectors, group_by_file=not args.flat, explain=args.explain,
     )
     if args.graph:
         if len(indexes) > 1:
@@ -252,6 +255,7 @@ def _hit_json(hit: SearchResult) -> dict[str, object]:
         "start_line": hit.start_line, "end_line": hit.end_line,
         "score": round(hit.score, 4), "kind": hit.kind, "symbol": hit.symbol,
         "fqn": hit.fqn, "language": hit.language, "header": hit.header, "code": hit.code,
+        **({"explanation": hit.explanation.as_dict()} if hit.explanation else {}),
     }
 
 
@@ -262,6 +266,8 @@ def _write_hit(out: TextIO, hit: SearchResult, code: bool, indent: str = "") -> 
         f"{os.path.join(root, hit.path)}:{hit.start_line}-{hit.end_line}" if root else hit.location
     )
     out.write(f"{indent}{location}  {hit.score:.3f}  {hit.kind} {hit.fqn or hit.symbol}\n")
+    if hit.explanation is not None:
+        out.write(f"{indent}    why: {hit.explanation.summary()}\n")
     if code:
         out.write("".join(f"{indent}    {line}\n" for line in hit.code.splitlines()))
 

@@ -337,6 +337,7 @@ class Index(AsyncIndexMethods):
         group_by_file: bool = True,
         graph: bool = False,
         vectors: VectorChoice | None = None,
+        explain: bool = False,
     ) -> SearchResponse:
         """Hybrid search: BM25 and vector candidates ranked by `sharc.ranking.rank`.
 
@@ -351,9 +352,11 @@ class Index(AsyncIndexMethods):
         model's), or None: the default model's once they cover every chunk, the fast model's
         until then (`SearchResponse.vectors` says which answered). A question that names an
         indexed directory as the place to look ("retries in lib/queue/") searches it first,
-        then the rest (`sharc.scoped_search`), unless `path_prefix` is given.
+        then the rest (`sharc.scoped_search`), unless `path_prefix` is given. With
+        `explain`, each hit carries why it ranks where it does (`SearchResult.explanation`).
         """
         from sharc import ranking
+        from sharc.ranking.explain import Trace
         from sharc.ranking.visibility import definition_finder
         from sharc.scoped_search import scoped_search
 
@@ -371,6 +374,7 @@ class Index(AsyncIndexMethods):
                     languages=languages, path_prefix=prefix, path_glob=path_glob,
                     include_tests=include_tests, max_per_file=max_per_file,
                     group_by_file=group_by_file, graph=graph, vectors=vectors,
+                    explain=explain,
                 ),
                 query, limit, manifest.directory, by_file=group_by_file,
             )
@@ -384,6 +388,7 @@ class Index(AsyncIndexMethods):
         keys: dict[str, int] = {}
         stale: set[int] = set()
         records = SearchRecords(manifest)  # each candidate's record read once
+        trace = Trace() if explain else None
         all_words = None
         if mode in ("hybrid", "keyword"):
             keyword = self._readers.keyword()
@@ -418,7 +423,7 @@ class Index(AsyncIndexMethods):
             spelled=manifest.defined_spelling, files_named=manifest.named_files,
             locate=manifest.chunk_at,
             cohesion=cohesion_reader(manifest, searched.vector_set) if searched else None,
-            all_words=all_words,
+            all_words=all_words, trace=trace,
         )
         groups = ranking.result_groups(
             ranked.candidates, limit, by_file=group_by_file, per_file=max_per_file,
@@ -426,8 +431,8 @@ class Index(AsyncIndexMethods):
         )
         records = manifest.chunks_by_id([candidate.id for group in groups for candidate, _ in group])
         results = nested([
-            [SearchResult.of(r, score) for candidate, score in group
-             if (r := records.get(candidate.id)) is not None]
+            [SearchResult.of(r, score, explanation=trace.explain(candidate.id) if trace else None)
+             for candidate, score in group if (r := records.get(candidate.id)) is not None]
             for group in groups
         ])
         if graph and manifest.has_references():

@@ -78,6 +78,7 @@ def search_many(
     max_per_file: int | None = 3,
     group_by_file: bool = True,
     vectors: VectorChoice | None = None,
+    explain: bool = False,
 ) -> SearchResponse:
     """Search several indexes as one: the hits of every root ranked on one score scale.
 
@@ -103,7 +104,7 @@ def search_many(
                 opened, question, limit=limit, mode=mode,
                 filters=SearchFilters(tuple(extensions), tuple(languages), prefix, path_glob),
                 include_tests=include_tests, max_per_file=max_per_file,
-                group_by_file=group_by_file, vectors=vectors,
+                group_by_file=group_by_file, vectors=vectors, explain=explain,
             )
 
         query = query.strip()
@@ -134,8 +135,10 @@ def _search(
     max_per_file: int | None,
     group_by_file: bool,
     vectors: VectorChoice | None,
+    explain: bool = False,
 ) -> SearchResponse:
     from sharc import ranking
+    from sharc.ranking.explain import Trace
 
     manifests = [index._reader_manifest() for index in indexes]
     if not query:
@@ -150,6 +153,7 @@ def _search(
     keys: list[dict[str, int]] = [{} for _ in indexes]
     stale: list[set[int]] = [set() for _ in indexes]
     records = [SearchRecords(manifest) for manifest in manifests]
+    trace = Trace() if explain else None
     all_words = None
     if mode in ("hybrid", "keyword"):
         keyword_stores = [index._readers.keyword() for index in indexes]
@@ -190,7 +194,7 @@ def _search(
         spelled=_spelling_finder(manifests), files_named=_file_finder(manifests),
         locate=_chunk_locator(manifests),
         cohesion=_cohesion(manifests, searched) if searched else None,
-        all_words=all_words,
+        all_words=all_words, trace=trace,
     )
     groups = ranking.result_groups(
         ranked.candidates, limit, by_file=group_by_file, per_file=max_per_file,
@@ -207,7 +211,10 @@ def _search(
         number, chunk_id = _untagged(candidate.id)
         if (r := chunks[number].get(chunk_id)) is None:
             return None
-        return RootedResult.of(r, score, root=str(indexes[number].root))
+        return RootedResult.of(
+            r, score, root=str(indexes[number].root),
+            explanation=trace.explain(candidate.id) if trace else None,
+        )
 
     results: list[SearchResult] = nested([
         [found for candidate, score in group if (found := hit(candidate, score)) is not None]

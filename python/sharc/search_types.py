@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, Self
+from typing import TYPE_CHECKING, Any, Literal, Self
+
+if TYPE_CHECKING:
+    from sharc.ranking.explain import Explanation
 
 SearchMode = Literal["hybrid", "semantic", "keyword"]
 
@@ -37,6 +40,9 @@ class SearchResult:
     #: In a search grouped by file (the default), this hit is its file's best; these are the
     #: file's other hits that score close to it, best first (`Index.search`).
     same_file_hits: tuple[SearchResult, ...] = field(default=(), kw_only=True)
+    #: With `search(explain=True)`: where each arm placed this hit, its fused score and what
+    #: each ranking stage did to it (`sharc.ranking.explain.Explanation`).
+    explanation: Explanation | None = field(default=None, kw_only=True)
 
     @property
     def location(self) -> str:

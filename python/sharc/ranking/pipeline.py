@@ -17,6 +17,21 @@ from typing import Generic, NamedTuple
 from sharc.ranking.asked import DefinitionFinder, SpellingFinder, asked_name
 from sharc.ranking.boosts import apply_boosts, boost_bound, definition_match
 from sharc.ranking.coherence import apply_coherence
+from sharc.ranking.explain import (
+    BOOSTS,
+    COHERENCE,
+    DEFINITIONS_FIRST,
+    FILES_FIRST,
+    LEARNED,
+    LOCATED_LINE,
+    NAMED_FILE,
+    NEIGHBOURS,
+    PENALTIES,
+    QUOTED_TEXT,
+    WHOLE_FILE,
+    Trace,
+    traced,
+)
 from sharc.ranking.files import evidence_gates, lift_files, rank_files
 from sharc.ranking.framing import named_file, stripped_request
 from sharc.ranking.fusion import KEYWORD, SEMANTIC, fuse
@@ -115,6 +130,7 @@ def rank(
     locate: ChunkLocator | None = None,
     cohesion: FileCohesion | None = None,
     all_words: Arm | None = None,
+    trace: Trace | None = None,
 ) -> Ranking[C]:
     """Every stage in order over the candidates of `arms`; `accepts` filters records; the
     graph neighbour stage reads `graph` (without it, the stage is off); `defines` spares a
@@ -128,7 +144,8 @@ def rank(
     ("lib/app.ts:42", a stack trace); `cohesion` tells how far a file's parts count as
     its evidence (without it, fully); `all_words` finds the chunks that hold every word of a
     pasted message, where the keyword arm's best hits hold none of it. What the query points
-    at (the text it pastes, the lines it gives) comes first of all (`first_of`)."""
+    at (the text it pastes, the lines it gives) comes first of all (`first_of`). `trace`,
+    when given, records why each candidate ranks where it does (`sharc.ranking.explain`)."""
     depth = candidate_depth(limit, accepts is not None, settings.candidates)
     located = _located(query, locate)
     if located is not None:  # the rest of the query ranks what follows; alone, the file
@@ -152,7 +169,7 @@ def rank(
         return rank_hits(
             query, hits, read, settings=settings, accepts=accepts, include_tests=include_tests,
             max_per_file=max_per_file, limit=exact, graph=graph, defines=defines,
-            unseen=unseen, read_text=read_text, files=files, cohesion=cohesion,
+            unseen=unseen, read_text=read_text, files=files, cohesion=cohesion, trace=trace,
         )
 
     hits = {name: arm(query, depth) for name, arm in arms.items()}
@@ -166,6 +183,8 @@ def rank(
         candidates = named_files_first(
             candidates, named, read, accepts=accepts, max_per_file=max_per_file
         )
+        if trace is not None:
+            trace.put_first([c.id for c, _ in candidates if c.path in named], NAMED_FILE)
     # A query that asks for a file or a definition by name pastes no message: "the Sequence
     # definition" asks for `class Sequence`, not for a comment that says those words.
     if literal is not None and read_text is not None and KEYWORD in arms and not (named or name):
@@ -177,10 +196,13 @@ def rank(
             every = all_words(literal.text, literal.depth)
             holders = _holders(literal, every, read_text, candidates)
         candidates = first_of(candidates, holders, read, accepts=accepts)
+        if trace is not None:
+            trace.put_first(holders, QUOTED_TEXT)
     if located is not None:
-        candidates = first_of(
-            candidates, [chunk_id for _, chunk_id in located.places], read, accepts=accepts
-        )
+        places = [chunk_id for _, chunk_id in located.places]
+        candidates = first_of(candidates, places, read, accepts=accepts)
+        if trace is not None:
+            trace.put_first(places, LOCATED_LINE)
     return Ranking(candidates, ranked.arms, ranked.kind)
 
 
@@ -282,6 +304,7 @@ def rank_hits(
     read_text: TextReader | None = None,
     files: FileEvidence | None = None,
     cohesion: FileCohesion | None = None,
+    trace: Trace | None = None,
 ) -> Ranking[C]:
     """The stages after the arms have answered: `hits` maps each arm to its `(id, score)`
     hits, best first (benchmarks replay stored hits through here).
@@ -301,6 +324,8 @@ def rank_hits(
         hits = {KEYWORD: covered_hits(query, hits[KEYWORD], read_text, settings)}
     shares = _fusion_settings(query, kind, hits, settings, read_text)
     fused = fuse(hits, kind, shares, _unseen_keyword_hits(hits, settings, unseen))
+    if trace is not None:
+        trace.begin(hits, fused)
     intent = QueryIntent.of(query, kind, include_tests=include_tests, fused=len(answered) > 1)
     neighbours = graph is not None and wants_neighbours(intent, settings)
     lifts_definitions = settings.definitions_first and intent.single_name
@@ -344,14 +369,19 @@ def rank_hits(
         facts=definitions,
         file_shares=file_shares,
         cohesion=cohesion,
+        trace=trace,
     )
     if neighbours and graph is not None:
         seeds = seed_files(candidates, settings.neighbour_seeds)
         linked = graph.linked_files(seeds, defined_names(candidates)) if seeds else {}
-        candidates = apply_neighbours(candidates, seeds, linked, settings)
+        candidates = traced(
+            trace, NEIGHBOURS, apply_neighbours(candidates, seeds, linked, settings)
+        )
     if settings.combination == "learned":
         weights = LinearWeights.of(settings)
-        candidates = apply_learned(candidates, hits, intent, settings, weights)
+        candidates = traced(
+            trace, LEARNED, apply_learned(candidates, hits, intent, settings, weights)
+        )
     candidates.sort(key=lambda pair: -pair[1])
     if max_per_file:
         candidates = diversify(candidates, max_per_file=max_per_file)
@@ -439,6 +469,7 @@ def _score_blocks(
     facts: Mapping[str, DefinitionFacts] | None = None,
     file_shares: Callable[[Collection[str]], Mapping[str, float]] | None = None,
     cohesion: FileCohesion | None = None,
+    trace: Trace | None = None,
 ) -> list[Scored[C]]:
     """Boosts, coherence, penalties, files first (with the evidence of whole files,
     `file_shares`; each file's evidence as far as `cohesion` says its parts are about one
@@ -461,7 +492,7 @@ def _score_blocks(
     if first:
         defining = [pair for pair in fused if pair[0] in first]
         candidates += _score_block(
-            defining, read, intent, settings, accepts, (demoted, facts), blockwise
+            defining, read, intent, settings, accepts, (demoted, facts), blockwise, trace
         )
         fused = [pair for pair in fused if pair[0] not in first]
     block = max(1, len(fused)) if top is None else READ_BLOCK
@@ -472,7 +503,7 @@ def _score_blocks(
                 break
         candidates += _score_block(
             fused[start : start + block], read, intent, settings, accepts, (demoted, facts),
-            blockwise,
+            blockwise, trace,
         )
     if blockwise:
         return candidates
@@ -482,12 +513,14 @@ def _score_blocks(
         settings.files_first or file_shares is not None
     ):
         gates = evidence_gates(cohesion(paths), settings)
-    candidates = rank_files(candidates, settings, gates)
+    candidates = traced(trace, FILES_FIRST, rank_files(candidates, settings, gates))
     if file_shares is not None and candidates:
-        candidates = lift_files(
+        candidates = traced(trace, WHOLE_FILE, lift_files(
             candidates, file_shares(paths), settings.file_keyword_lift, gates
-        )
-    return definitions_first(candidates, intent, settings, demoted=demoted, facts=facts)
+        ))
+    return traced(trace, DEFINITIONS_FIRST, definitions_first(
+        candidates, intent, settings, demoted=demoted, facts=facts
+    ))
 
 
 def _score_block(
@@ -498,6 +531,7 @@ def _score_block(
     accepts: Callable[[C], bool] | None,
     declared: tuple[Mapping[str, int] | None, Mapping[str, DefinitionFacts] | None],
     shaped: bool,
+    trace: Trace | None = None,
 ) -> list[Scored[C]]:
     """The stages up to shaping over one block of fused candidates, their records read;
     `shaped`: definitions first too (the stage that looks across files comes after)."""
@@ -507,17 +541,17 @@ def _score_block(
         for chunk_id, score in block
         if chunk_id in records and (accepts is None or accepts(records[chunk_id]))
     ]
-    fresh = apply_boosts(fresh, intent, settings)
-    fresh = apply_coherence(fresh, settings)
-    fresh = apply_penalties(fresh, intent, settings)
+    fresh = traced(trace, BOOSTS, apply_boosts(fresh, intent, settings))
+    fresh = traced(trace, COHERENCE, apply_coherence(fresh, settings))
+    fresh = traced(trace, PENALTIES, apply_penalties(fresh, intent, settings))
     if not shaped:
         return fresh
     demoted, facts = declared
     # Read in blocks, a definition in another case than the query's is not lifted: the bound
     # that stops the reading holds for those of the query's case (`definition_tier`).
-    return definitions_first(
+    return traced(trace, DEFINITIONS_FIRST, definitions_first(
         fresh, intent, settings, demoted=demoted, facts=facts, any_case=False
-    )
+    ))
 
 
 def _kept_score(candidates: Sequence[Scored[C]], limit: int, max_per_file: int) -> float | None:
