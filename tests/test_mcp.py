@@ -185,6 +185,11 @@ def test_find_references_and_the_call_graph(repo: Path, server_env: dict[str, st
             searched = await call(client, "search_code", path=str(repo), query="create_task",
                                   includeGraph=True)
             assert "Calls: " in searched
+            assert "Why: " not in searched
+            explained = await call(client, "search_code", path=str(repo), query="create_task",
+                                   explain=True)
+            why = [line for line in explained.splitlines() if line.startswith("Why: ")]
+            assert why and "first: the definition of the name asked" in why[0]
 
     run(main)
 

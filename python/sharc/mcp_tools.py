@@ -130,12 +130,17 @@ class SharcTools:
         includeGraph: Annotated[
             bool, Field(description="Also list what calls each top result and what it calls")
         ] = False,
+        explain: Annotated[
+            bool, Field(description="Also say why each result ranks where it does: where the"
+                        " keyword and vector searches placed it and what each ranking stage"
+                        " did to its score")
+        ] = False,
     ) -> str:
         """Search indexed code by meaning or identifier (hybrid semantic + keyword).
 
         Each result is one file's best hit: its location (path:start-end), a 0-1 score, the
         symbol, the context header and the code (and with includeGraph, "called by" and
-        "calls" lines), then the file's other hits that score close to it, by location and
+        "calls" lines; with explain, a "why" line), then the file's other hits that score close to it, by location and
         name. Works while indexing runs, on what is indexed so far.
         """
         root, target = self._resolve(path)
@@ -151,6 +156,7 @@ class SharcTools:
                 lambda: live.search(
                     query, limit=limit, extensions=extensions, path_prefix=prefix,
                     mode="hybrid" if self.service.embed else "keyword", graph=includeGraph,
+                    explain=explain,
                 )
             )
         except NotIndexedError as error:
@@ -429,6 +435,8 @@ def _format_results(root: Path, query: str, response: Any, status: LiveStatus) -
             lines.append(f"Called by: {', '.join(hit.called_by)}")
         if hit.calls:
             lines.append(f"Calls: {', '.join(hit.calls)}")
+        if hit.explanation is not None:
+            lines.append(f"Why: {hit.explanation.summary()}")
         fence = "````" if "```" in hit.code else "```"
         lines.append(f"{fence}{hit.language}")
         lines.append(hit.code.rstrip("\n"))
