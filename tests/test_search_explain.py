@@ -15,8 +15,10 @@ from ranking_helpers import Candidate
 from sharc.cli import main as cli_main
 from sharc.index import Index
 from sharc.multi_root import search_many
-from sharc.ranking import DEFAULT_SETTINGS, KEYWORD, SEMANTIC, rank
+from sharc.ranking import DEFAULT_SETTINGS, KEYWORD, SEMANTIC, QueryIntent, QueryKind, rank
+from sharc.ranking.boosts import boost_factor, boost_parts
 from sharc.ranking.explain import (
+    BOOSTS,
     DEFINITION,
     LOCATED_LINE,
     NAMED_FILE,
@@ -26,6 +28,7 @@ from sharc.ranking.explain import (
     Explanation,
     Trace,
 )
+from sharc.ranking.penalties import penalty_factor, penalty_parts
 
 # The trace over fake arms
 
@@ -70,8 +73,10 @@ def test_the_stages_account_for_every_final_score() -> None:
         product = explanation.fused * math.prod(f for _, f in explanation.factors() if f)
         assert product == pytest.approx(explanation.score) == pytest.approx(score)
     # A test file the question does not ask for is penalised, and says so.
-    penalties = dict(trace.explain("test").factors())[PENALTIES]
-    assert penalties == pytest.approx(DEFAULT_SETTINGS.test_factor)
+    test = trace.explain("test")
+    assert dict(test.factors())[PENALTIES] == pytest.approx(DEFAULT_SETTINGS.test_factor)
+    assert test.parts[PENALTIES] == (("test", DEFAULT_SETTINGS.test_factor),)
+    assert "penalties x0.25 (test)" in test.summary()
     # A search without a trace ranks alike.
     assert _ranked("save a task to disk", Trace()) == scores
 
@@ -91,22 +96,45 @@ def test_a_definition_put_first_is_a_reason_not_a_factor() -> None:
 def test_an_explanation_reads_as_one_line_and_as_json() -> None:
     explanation = Explanation(
         arms={KEYWORD: ArmPlace(3, 12.4), SEMANTIC: ArmPlace(1, 0.712)},
-        fused=0.8, stages=(("boosts", 1.2), (PENALTIES, 0.3)), first=(NAMED_FILE,),
+        fused=0.8, stages=((BOOSTS, 1.2), (PENALTIES, 0.3)), first=(NAMED_FILE,),
+        parts={PENALTIES: (("test", 0.25),)},
     )
     assert explanation.summary() == (
         "keyword #3 (12.4) · semantic #1 (0.712) · fused 0.800 · boosts x1.50 · penalties"
-        " x0.25 · first: a file the query names"
+        " x0.25 (test) · first: a file the query names"
     )
     assert json.loads(json.dumps(explanation.as_dict())) == {
         "arms": {"keyword": {"rank": 3, "score": 12.4}, "semantic": {"rank": 1, "score": 0.712}},
         "fused": 0.8,
-        "stages": [{"stage": "boosts", "score": 1.2}, {"stage": "penalties", "score": 0.3}],
+        "stages": [
+            {"stage": "boosts", "score": 1.2},
+            {"stage": "penalties", "score": 0.3,
+             "parts": [{"reason": "test", "factor": 0.25}]},
+        ],
         "first": ["a file the query names"],
         "score": 0.3,
     }
     found_by_name = Explanation(arms={}, fused=0.0, stages=(("boosts", 0.5),))
     assert found_by_name.factors() == [("boosts", None)]
     assert found_by_name.summary().startswith("found by name, not by an arm · fused 0.000")
+
+
+@pytest.mark.parametrize(
+    ("query", "kind"),
+    [("save_task", QueryKind.IDENTIFIER), ("save a task in the store", QueryKind.NATURAL_LANGUAGE),
+     ("where are tests for save_task", QueryKind.MIXED)],
+)
+def test_the_named_parts_multiply_to_each_stages_factor(query: str, kind: QueryKind) -> None:
+    intent = QueryIntent.of(query, kind)
+    for chunk in [*_records().values(), Candidate("doc", "docs/store.md", tier=2),
+                  Candidate("one", "src/store.py", "x", start_line=4, end_line=4)]:
+        boosts, penalties = boost_parts(chunk, intent, DEFAULT_SETTINGS), penalty_parts(
+            chunk, intent, DEFAULT_SETTINGS)
+        assert math.prod(f for _, f in boosts) == pytest.approx(
+            boost_factor(chunk, intent, DEFAULT_SETTINGS))
+        assert math.prod(f for _, f in penalties) == pytest.approx(
+            penalty_factor(chunk, intent, DEFAULT_SETTINGS))
+        assert all(f != 1.0 for _, f in boosts + penalties)
 
 
 # The real index

@@ -11,7 +11,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sharc.ranking.query import QueryIntent, content_words
-from sharc.ranking.records import EXTENDING_KINDS, TYPE_KINDS, C, RankedChunk, Scored
+from sharc.ranking.records import (
+    EXTENDING_KINDS,
+    TYPE_KINDS,
+    C,
+    Part,
+    RankedChunk,
+    Scored,
+    named,
+)
 from sharc.ranking.settings import RankingSettings
 
 
@@ -222,20 +230,44 @@ def boost_factor(chunk: RankedChunk, intent: QueryIntent, settings: RankingSetti
     return chunk_boost(chunk, intent, settings) * path_boost(chunk.path, intent, settings)
 
 
-def chunk_boost(chunk: RankedChunk, intent: QueryIntent, settings: RankingSettings) -> float:
-    """The boosts of what the chunk defines: the query's identifier, or a name of its words."""
+def chunk_boost(
+    chunk: RankedChunk,
+    intent: QueryIntent,
+    settings: RankingSettings,
+    parts: list[Part] | None = None,
+) -> float:
+    """The boosts of what the chunk defines: the query's identifier, or a name of its words;
+    each that applies is named in `parts` when given."""
     factor = definition_factor(chunk, intent, settings)
+    if factor != 1.0 and parts is not None:
+        parts.append(("defines the name asked", factor))
     if intent.words and chunk.symbol and settings.name_words_lift:
         match = name_words_match(content_words(chunk.symbol), intent.words)
-        factor *= 1.0 + settings.name_words_lift * match
+        if match:
+            factor *= named(parts, "a name of the query's words",
+                            1.0 + settings.name_words_lift * match)
     return factor
 
 
-def path_boost(path: str, intent: QueryIntent, settings: RankingSettings) -> float:
-    """The boost of a file named by the query's words."""
+def path_boost(
+    path: str, intent: QueryIntent, settings: RankingSettings, parts: list[Part] | None = None
+) -> float:
+    """The boost of a file named by the query's words (named in `parts` when given)."""
     if intent.words and settings.path_words_lift:
-        return 1.0 + settings.path_words_lift * path_words_match(path, intent.words)
+        match = path_words_match(path, intent.words)
+        if match:
+            return named(parts, "a file named by the query's words",
+                         1.0 + settings.path_words_lift * match)
     return 1.0
+
+
+def boost_parts(chunk: RankedChunk, intent: QueryIntent, settings: RankingSettings) -> list[Part]:
+    """Each boost that applies to one chunk, named, with its factor (`boost_factor` is their
+    product)."""
+    parts: list[Part] = []
+    chunk_boost(chunk, intent, settings, parts)
+    path_boost(chunk.path, intent, settings, parts)
+    return parts
 
 
 def boost_bound(intent: QueryIntent, settings: RankingSettings) -> float:

@@ -8,10 +8,11 @@ own, before `shaping.shown_scores` puts them on the 0-1 scale a user reads.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from sharc.ranking.records import C, Scored
+from sharc.ranking.records import C, Part, Scored
 
 #: The stages a trace records, as `Explanation.stages` names them.
 BOOSTS = "boosts"  # what the query names: the definition of its name, names and files of its words
@@ -23,6 +24,9 @@ NEIGHBOURS = "graph neighbours"  # a file the code graph links to the strongest 
 LEARNED = "learned"  # the learned combination's last word
 #: A stage that does not scale a score but places a chunk above the others of its kind.
 DEFINITIONS_FIRST = "definitions first"
+
+#: The named factors a stage applied to one candidate.
+PartsOf = Callable[[Any], Sequence[Part]]
 
 #: Why a chunk was put above every score: what the query points at.
 DEFINITION = "the definition of the name asked"
@@ -48,12 +52,15 @@ class Explanation:
     missing did not return it among its hits. `fused`: its score once the arms' scores are
     fused (0 for a chunk no arm returned: a definition found by its name). `stages`: its score
     after each stage that changed it, in order (the names above: `BOOSTS`, `PENALTIES`...).
-    `first`: what put it above every score, if anything (`DEFINITION`, `NAMED_FILE`...)."""
+    `first`: what put it above every score, if anything (`DEFINITION`, `NAMED_FILE`...).
+    `parts`: for the stages made of several named factors (`BOOSTS`, `PENALTIES`), those
+    that applied (`("test", 0.25)`)."""
 
     arms: Mapping[str, ArmPlace]
     fused: float
     stages: tuple[tuple[str, float], ...] = ()
     first: tuple[str, ...] = field(default=())
+    parts: Mapping[str, tuple[Part, ...]] = field(default_factory=dict)
 
     @property
     def score(self) -> float:
@@ -78,7 +85,9 @@ class Explanation:
         ] or ["found by name, not by an arm"]
         parts.append(f"fused {self.fused:.3f}")
         for stage, factor in self.factors():
-            parts.append(f"{stage} x{factor:.2f}" if factor is not None else stage)
+            named = ", ".join(reason for reason, _ in self.parts.get(stage, ()))
+            parts.append((f"{stage} x{factor:.2f}" if factor is not None else stage)
+                         + (f" ({named})" if named else ""))
         parts += [f"first: {reason}" for reason in self.first]
         return " · ".join(parts)
 
@@ -87,7 +96,12 @@ class Explanation:
         return {
             "arms": {arm: {"rank": p.rank, "score": p.score} for arm, p in self.arms.items()},
             "fused": self.fused,
-            "stages": [{"stage": stage, "score": score} for stage, score in self.stages],
+            "stages": [
+                {"stage": stage, "score": score,
+                 **({"parts": [{"reason": r, "factor": f} for r, f in self.parts[stage]]}
+                    if stage in self.parts else {})}
+                for stage, score in self.stages
+            ],
             "first": list(self.first),
             "score": self.score,
         }
@@ -103,6 +117,7 @@ class Trace:
         self._stages: dict[str, list[tuple[str, float]]] = {}
         self._first: dict[str, list[str]] = {}
         self._lifts: dict[str, float] = {}  # what definitions first added to a score
+        self._parts: dict[str, dict[str, tuple[Part, ...]]] = {}
 
     def begin(
         self, hits: Mapping[str, Sequence[tuple[str, float]]], fused: Iterable[tuple[str, float]]
@@ -116,11 +131,15 @@ class Trace:
         self._stages = {}
         self._first = {}
         self._lifts = {}
+        self._parts = {}
 
-    def stage(self, name: str, candidates: Sequence[Scored[C]]) -> None:
-        """Each candidate's score after stage `name`; kept where the stage changed it. A
-        definition put first is a reason, not a factor: the level it is lifted by says nothing
-        of its evidence, and the stages after it are read without it."""
+    def stage(
+        self, name: str, candidates: Sequence[Scored[C]], parts: PartsOf | None = None
+    ) -> None:
+        """Each candidate's score after stage `name`; kept where the stage changed it, with
+        the named factors `parts` gives for it. A definition put first is a reason, not a
+        factor: the level it is lifted by says nothing of its evidence, and the stages after
+        it are read without it."""
         for chunk, score in candidates:
             chunk_id = chunk.id
             steps = self._stages.setdefault(chunk_id, [])
@@ -133,6 +152,8 @@ class Trace:
                 self.put_first([chunk_id], DEFINITION)
             else:
                 steps.append((name, lifted))
+                if parts is not None:
+                    self._parts.setdefault(chunk_id, {})[name] = tuple(parts(chunk))
 
     def put_first(self, chunk_ids: Collection[str], reason: str) -> None:
         """These chunks were put above every score, for `reason`."""
@@ -148,11 +169,15 @@ class Trace:
             fused=self._fused.get(chunk_id, 0.0),
             stages=tuple(self._stages.get(chunk_id, ())),
             first=tuple(self._first.get(chunk_id, ())),
+            parts=dict(self._parts.get(chunk_id, {})),
         )
 
 
-def traced(trace: Trace | None, stage: str, candidates: list[Scored[C]]) -> list[Scored[C]]:
-    """`candidates`, their scores recorded in `trace` after `stage` (when there is one)."""
+def traced(
+    trace: Trace | None, stage: str, candidates: list[Scored[C]], parts: PartsOf | None = None
+) -> list[Scored[C]]:
+    """`candidates`, their scores recorded in `trace` after `stage` (when there is one), with
+    the named factors `parts` gives for each candidate the stage changed."""
     if trace is not None:
-        trace.stage(stage, candidates)
+        trace.stage(stage, candidates, parts)
     return candidates

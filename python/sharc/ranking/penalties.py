@@ -9,7 +9,16 @@ import re
 from collections.abc import Sequence
 
 from sharc.ranking.query import QueryIntent
-from sharc.ranking.records import TIER_CONFIG, TIER_DOCS, TIER_TEXT, C, RankedChunk, Scored
+from sharc.ranking.records import (
+    TIER_CONFIG,
+    TIER_DOCS,
+    TIER_TEXT,
+    C,
+    Part,
+    RankedChunk,
+    Scored,
+    named,
+)
 from sharc.ranking.settings import RankingSettings
 
 _TEST_PATH = re.compile(
@@ -107,37 +116,54 @@ def crowds(path: str, intent: QueryIntent) -> bool:
     )
 
 
-def path_penalty(path: str, intent: QueryIntent, settings: RankingSettings) -> float:
-    """The penalties a chunk's path alone decides: tests, examples, generated, vendored."""
+def path_penalty(
+    path: str, intent: QueryIntent, settings: RankingSettings, parts: list[Part] | None = None
+) -> float:
+    """The penalties a chunk's path alone decides: tests, examples, generated, vendored; each
+    that applies is named in `parts` when given."""
     factor = 1.0
     if not intent.tests and is_test_path(path):
-        factor *= settings.test_factor
+        factor *= named(parts, "test", settings.test_factor)
     if is_generated_path(path):
-        factor *= settings.generated_factor
+        factor *= named(parts, "generated", settings.generated_factor)
     if is_vendored_path(path):
-        factor *= settings.vendored_factor
+        factor *= named(parts, "vendored", settings.vendored_factor)
     if not intent.examples and is_example_path(path):
-        factor *= settings.example_factor
+        factor *= named(parts, "example", settings.example_factor)
     if intent.words and is_declaration_path(path):
-        factor *= settings.declaration_factor
+        factor *= named(parts, "declarations", settings.declaration_factor)
     return factor
 
 
-def chunk_penalty(chunk: RankedChunk, intent: QueryIntent, settings: RankingSettings) -> float:
+def chunk_penalty(
+    chunk: RankedChunk,
+    intent: QueryIntent,
+    settings: RankingSettings,
+    parts: list[Part] | None = None,
+) -> float:
     """The penalties the chunk itself decides: docs, config, fragments, generated code the
-    path does not give away."""
+    path does not give away; each that applies is named in `parts` when given."""
     factor = 1.0
     if getattr(chunk, "generated", False) and not is_generated_path(chunk.path):
-        factor *= settings.generated_factor
+        factor *= named(parts, "generated", settings.generated_factor)
     if not intent.docs and is_documentation(chunk):
-        factor *= settings.docs_factor
+        factor *= named(parts, "docs", settings.docs_factor)
     if chunk.tier == TIER_CONFIG and not intent.config:
-        factor *= settings.config_factor
+        factor *= named(parts, "config", settings.config_factor)
     if chunk.end_line - chunk.start_line < settings.fragment_lines and (
         chunk.symbol not in intent.identifiers or not chunk.symbol
     ):
-        factor *= settings.fragment_factor
+        factor *= named(parts, "fragment", settings.fragment_factor)
     return factor
+
+
+def penalty_parts(chunk: RankedChunk, intent: QueryIntent, settings: RankingSettings) -> list[Part]:
+    """Every penalty that applies to one chunk, named, with its factor (`penalty_factor` is
+    their product)."""
+    parts: list[Part] = []
+    path_penalty(chunk.path, intent, settings, parts)
+    chunk_penalty(chunk, intent, settings, parts)
+    return parts
 
 
 def penalty_factor(chunk: RankedChunk, intent: QueryIntent, settings: RankingSettings) -> float:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Generic, NamedTuple
 
 from sharc.ranking.asked import DefinitionFinder, SpellingFinder, asked_name
-from sharc.ranking.boosts import apply_boosts, boost_bound, definition_match
+from sharc.ranking.boosts import apply_boosts, boost_bound, boost_parts, definition_match
 from sharc.ranking.coherence import apply_coherence
 from sharc.ranking.explain import (
     BOOSTS,
@@ -46,7 +46,7 @@ from sharc.ranking.learned import LinearWeights, apply_learned
 from sharc.ranking.literals import Literal, asked_literal, holds
 from sharc.ranking.locations import asked_locations
 from sharc.ranking.named_files import named_files_first
-from sharc.ranking.penalties import apply_penalties, crowds, penalty_bound
+from sharc.ranking.penalties import apply_penalties, crowds, penalty_bound, penalty_parts
 from sharc.ranking.query import (
     QueryIntent,
     QueryKind,
@@ -541,9 +541,15 @@ def _score_block(
         for chunk_id, score in block
         if chunk_id in records and (accepts is None or accepts(records[chunk_id]))
     ]
-    fresh = traced(trace, BOOSTS, apply_boosts(fresh, intent, settings))
+    fresh = traced(
+        trace, BOOSTS, apply_boosts(fresh, intent, settings),
+        lambda chunk: boost_parts(chunk, intent, settings),
+    )
     fresh = traced(trace, COHERENCE, apply_coherence(fresh, settings))
-    fresh = traced(trace, PENALTIES, apply_penalties(fresh, intent, settings))
+    fresh = traced(
+        trace, PENALTIES, apply_penalties(fresh, intent, settings),
+        lambda chunk: penalty_parts(chunk, intent, settings),
+    )
     if not shaped:
         return fresh
     demoted, facts = declared

@@ -32,6 +32,17 @@ C = TypeVar("C", bound=RankedChunk)
 #: A candidate and its score: every stage takes a list of these and returns a new one.
 Scored = tuple[C, float]
 
+#: A boost or penalty that applied to a candidate, named, with its factor: `(reason, factor)`
+#: (what `sharc.ranking.explain` says of a stage).
+Part = tuple[str, float]
+
+
+def named(parts: list[Part] | None, reason: str, factor: float) -> float:
+    """`factor`, recorded in `parts` under `reason` when a caller asks what applied."""
+    if parts is not None:
+        parts.append((reason, factor))
+    return factor
+
 #: Chunk tiers from `sharc._core`: 1 AST code, 2 docs, 3 config, 4 other code.
 TIER_DOCS = 2
 TIER_CONFIG = 3
