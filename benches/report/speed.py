@@ -119,7 +119,8 @@ def _index_speed_rows(speed: dict[str, Any]) -> list[tuple[str, str]]:
     queries = sorted(speed["query"].values(), key=lambda q: q["chunks"])
     for n, q in enumerate(queries):
         rows.append(("query_largest" if n == len(queries) - 1 else "query",
-            f"| warm query p50 / p99, {q['chunks']:,} chunks | {q['p50_ms']:.1f} / {q['p99_ms']:.1f} ms"
+            f"| warm query p50 / p99, {q['chunks']:,} chunks{_vector_note(q)}"
+            f" | {q['p50_ms']:.1f} / {q['p99_ms']:.1f} ms"
             f" | exact numpy cosine + query embedding {q['exact_numpy_p50_ms']:.1f} ms"
             f" | {q['p50_vs_exact_numpy']:.2f}× |"
         ))
@@ -145,6 +146,12 @@ def _index_speed_rows(speed: dict[str, Any]) -> list[tuple[str, str]]:
                 f" candidates wide, {q['chunks']:,} chunks | {q['p50_ms']:.1f} ms"
                 f" | the same search only as wide as the results asked for (usearch's own)"
                 f" {q['narrow_hnsw_p50_ms']:.1f} ms | {q['p50_vs_narrow_hnsw']:.2f}× |"
+            ))
+        if "random_ann_ms" in q and q["chunks"] > q["exact_threshold"]:
+            rows.append(("query",
+                f"| the vectors' HNSW search alone, {q['chunks']:,} vectors sampled from real"
+                f" embeddings | {q['ann_ms']:.2f} ms | the same over random unit vectors (the"
+                f" graph's worst case) {q['random_ann_ms']:.2f} ms | {q['ann_vs_random']:.2f}× |"
             ))
         if "graph_p50_ms" in q and q["chunks"] <= q["exact_threshold"]:
             rows.append(("query",
@@ -312,3 +319,11 @@ def machine_line(results: Path) -> list[str]:
     named = "; ".join(f"{model} ({steps[model]})" for model in models)
     return ["", "Machines (the steps of `benches.speed.index_speed`, `two_stage` and `fast_model`):"
             f" {named}; {cores}"]
+
+
+def _vector_note(query: dict) -> str:  # type: ignore[type-arg]
+    """How a query row's vectors were made, where the result says (`vector_load`)."""
+    source = query.get("vector_source")
+    if source == "real":
+        return " (vectors sampled from real embeddings)"
+    return " (random unit vectors)" if source == "random" else ""

@@ -31,9 +31,9 @@ from benches.speed.corpus import (
     QUERIES,
     bench_index_dir,
     files_for_chunks,
-    fill_synthetic_vectors,
     make_tree,
 )
+from benches.speed.vector_load import fill_synthetic_vectors
 
 THREADS = (1, 2, 4)
 

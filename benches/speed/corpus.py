@@ -1,8 +1,7 @@
 """What the indexing benchmarks share: the data they read (click 8.1.7) and the queries they time,
-trees of real source files (stdlib modules copied round-robin) sized in files or in chunks, random
-unit vectors for every chunk of a keyword-only index (the ANN arm's load, where the model would
-take hours), where each index lives under a work directory, and the `git status` baseline
-timed on a tree.
+trees of real source files (stdlib modules copied round-robin) sized in files or in chunks,
+where each index lives under a work directory, and the `git status` baseline timed on a tree
+(the vectors a keyword-only index is given: `benches.speed.vector_load`).
 """
 
 from __future__ import annotations
@@ -12,8 +11,6 @@ import statistics
 import subprocess
 import time
 from pathlib import Path
-
-import numpy as np
 
 from benches.speed.common import REPO
 
@@ -77,30 +74,6 @@ def files_for_chunks(chunks: int) -> int:
         total += per_source[files % len(sources)]
         files += 1
     return files
-
-
-def fill_synthetic_vectors(index_dir: Path, dimension: int, seed: int = 7) -> int:
-    """Give every chunk of a keyword-only index a random unit vector (the ANN arm's load)."""
-    from sharc.manifest import Manifest
-    from sharc.vectors import VectorStore
-
-    manifest = Manifest(index_dir / "manifest.sqlite", writable=False)
-    keys = np.array(sorted(manifest.chunk_keys()), dtype=np.uint64)
-    saved = index_dir / "vectors.usearch"
-    store = VectorStore(dimension)
-    if saved.exists():
-        earlier = VectorStore.load(saved, view=True)
-        if earlier.dtype == store.dtype and np.array_equal(earlier.keys(), keys):
-            manifest.close()
-            return len(keys)  # filled by an earlier run of this benchmark for these chunks
-    rng = np.random.default_rng(seed)
-    for start in range(0, len(keys), 50_000):
-        block = rng.standard_normal((min(50_000, len(keys) - start), dimension)).astype(np.float32)
-        block /= np.linalg.norm(block, axis=1, keepdims=True)
-        store.upsert(keys[start : start + len(block)], block)
-    store.save(index_dir / "vectors.usearch")
-    manifest.close()
-    return len(keys)
 
 
 def git_status_seconds(tree: Path, rounds: int = 5) -> float:

@@ -14,7 +14,8 @@ import time
 from pathlib import Path
 
 from benches.speed.common import keyword_hit
-from benches.speed.corpus import bench_index_dir, fill_synthetic_vectors, git_status_seconds
+from benches.speed.corpus import bench_index_dir, git_status_seconds
+from benches.speed.vector_load import fill_synthetic_vectors
 
 
 def _sharc_index(root: Path, index_dir: Path, *options: str) -> list[str]:

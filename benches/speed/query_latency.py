@@ -1,7 +1,9 @@
 """Warm query latency p50/p99 at a given number of chunks (query embedding included; real chunks
-from copies of stdlib modules for BM25, synthetic unit vectors for the ANN arm): the default
-ranking against variants of it (`QUERY_VARIANTS`) timed side by side, and against exact numpy
-cosine over the same vectors plus the same query embedding.
+from copies of stdlib modules for BM25, vectors sampled from real embeddings for the ANN arm,
+`benches.speed.vector_load`): the default ranking against variants of it (`QUERY_VARIANTS`)
+timed side by side, and against exact numpy cosine over the same vectors plus the same query
+embedding; and the vectors' graph search alone, against the same search of random unit vectors
+(the graph's worst case) at sizes up to `RANDOM_ANN_UP_TO`.
 """
 
 from __future__ import annotations
@@ -19,9 +21,9 @@ from benches.speed.corpus import (
     QUERIES,
     bench_index_dir,
     files_for_chunks,
-    fill_synthetic_vectors,
     make_tree,
 )
+from benches.speed.vector_load import fill_synthetic_vectors
 
 
 def _measure_cohesion(index_dir: Path, model_id: str) -> float:
@@ -52,7 +54,7 @@ def query_latency(work: Path, sizes: list[int]) -> dict:
         index_dir = bench_index_dir(work, f"query-{size}")
         index = sharc.Index.open(root, index_dir=index_dir)
         index.update(embed=False)
-        fill_synthetic_vectors(index_dir, embedder.dimension)
+        source = fill_synthetic_vectors(index_dir, embedder.dimension)
         cohesion_seconds = _measure_cohesion(index_dir, embedder.model_id)
         measured = measure_queries(root, index_dir, embedder)
         result = measured["default"]
@@ -71,9 +73,48 @@ def query_latency(work: Path, sizes: list[int]) -> dict:
         result["exact_threshold"] = sharc.vectors.DEFAULT_EXACT_THRESHOLD
         result["graph_p50_ms"] = measured["graph"]["p50_ms"]
         result["p50_vs_graph"] = result["p50_ms"] / result["graph_p50_ms"]
+        result["vector_source"] = source
+        result.update(ann_search(index_dir, embedder, size))
         results[str(size)] = result
         print(json.dumps({str(size): result}), flush=True)
     return results
+
+
+#: Sizes whose graph search is also timed over random unit vectors (a graph of them is built
+#: in memory for it: about a minute at 100,000).
+RANDOM_ANN_UP_TO = 100_000
+
+
+def ann_search(index_dir: Path, embedder, size: int) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    """The median seconds of one search of the filled vectors' HNSW graph for each of `QUERIES`
+    (at least `SEARCH_EXPANSION` wide, as a search reads it), in ms; up to `RANDOM_ANN_UP_TO`,
+    the same over as many random unit vectors linked alike."""
+    from sharc.vectors import BUILD_EXPANSION, VectorStore
+
+    queries = embedder.embed_queries(QUERIES)
+
+    def median_ms(store: VectorStore) -> float:
+        with exact_up_to(0):
+            for vector in queries:
+                store.search(vector, 100)
+            times = []
+            for vector in queries:
+                started = time.perf_counter()
+                store.search(vector, 100)
+                times.append(time.perf_counter() - started)
+        return float(np.median(times)) * 1e3
+
+    filled = VectorStore.load(index_dir / "vectors.usearch", view=True)
+    measured = {"ann_ms": median_ms(filled)}
+    if size <= RANDOM_ANN_UP_TO:
+        rng = np.random.default_rng(7)
+        random = VectorStore(filled.ndim)
+        random.link_width = BUILD_EXPANSION
+        vectors = rng.standard_normal((len(filled), filled.ndim)).astype(np.float32)
+        random.upsert(np.arange(len(filled), dtype=np.uint64), vectors)
+        measured["random_ann_ms"] = median_ms(random)
+        measured["ann_vs_random"] = measured["ann_ms"] / measured["random_ann_ms"]
+    return measured
 
 
 #: The rankings `measure_queries` times side by side: the default; `chunkwise`, the ranking

@@ -10,7 +10,8 @@ import statistics
 import time
 from pathlib import Path
 
-from benches.speed.corpus import bench_index_dir, fill_synthetic_vectors, git_status_seconds
+from benches.speed.corpus import bench_index_dir, git_status_seconds
+from benches.speed.vector_load import fill_synthetic_vectors
 
 
 def sync_speed(work: Path, tree: Path) -> dict:

@@ -1,0 +1,94 @@
+"""The vectors the speed benchmarks give every chunk of a keyword-only index: the ANN arm's
+load, where embedding a million chunks with the model would take days on these cores.
+
+Sampled from real embeddings: the default model's vectors of the repository benchmark's
+indexes (`python -m benches.quality.repos` builds them, about 90,000 chunks of 38 real
+repositories), each chunk of the benchmark index taking the next one, and past the pool the
+pool again with a little noise (near-duplicates, as a large tree holds). Random unit vectors,
+where that pool is not built, are the HNSW graph's worst case: with no neighbourhoods to follow,
+a 300-wide search of 100,000 of them took 1.9 ms against 0.7 ms for vectors sampled from the
+pool (a probe on 2026-12-07); `vector_source` says which a result measured. Linked into the
+graph as the writer links the default model's vectors (`sharc.vectors.BUILD_EXPANSION`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from benches.speed.common import REPO
+
+#: Where `benches.quality.repos` keeps its indexes.
+POOL_INDEXES = REPO / "benches" / "data" / "index-cache" / "repos"
+#: The noise (per dimension, on unit vectors) of a pool vector used again: cosine ~0.93 to it.
+REUSE_NOISE = 0.02
+#: Beside the filled vectors: how they were made, so that a run asking otherwise fills again.
+SOURCE_FILE = "synthetic_vectors.json"
+
+
+def vector_pool(dimension: int) -> np.ndarray | None:
+    """The default model's vectors of the repository benchmark's indexes, unit length, in a
+    fixed order (repositories by name, keys ascending); None where none is built or their
+    dimension is another."""
+    from sharc.vectors import VectorStore
+
+    blocks = []
+    for path in sorted(POOL_INDEXES.glob("*/vectors.usearch")):
+        store = VectorStore.load(path, view=True)
+        if store.ndim != dimension:
+            return None
+        _, matrix = store.vectors(np.sort(store.keys()))
+        blocks.append(matrix)
+    return np.vstack(blocks).astype(np.float32) if blocks else None
+
+
+def sampled_vectors(
+    pool: np.ndarray, start: int, count: int, rng: np.random.Generator
+) -> np.ndarray:
+    """The vectors of chunks `start` to `start + count`: the pool in order, and past its end
+    the pool again with `REUSE_NOISE`."""
+    places = np.arange(start, start + count)
+    vectors = pool[places % len(pool)].copy()
+    reused = places >= len(pool)
+    vectors[reused] += rng.normal(0.0, REUSE_NOISE, (int(reused.sum()), pool.shape[1]))
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors.astype(np.float32)
+
+
+def fill_synthetic_vectors(index_dir: Path, dimension: int, seed: int = 7) -> str:
+    """Give every chunk of a keyword-only index a vector (sampled from real embeddings where
+    the pool is built, else random); returns the source, `"real"` or `"random"`. A fill of the
+    same chunks, source and link width from an earlier run is kept."""
+    from sharc.manifest import Manifest
+    from sharc.vectors import BUILD_EXPANSION, VectorStore
+
+    pool = vector_pool(dimension)
+    source = "real" if pool is not None else "random"
+    made = {"source": source, "pool": 0 if pool is None else len(pool), "seed": seed,
+            "link_width": BUILD_EXPANSION, "noise": REUSE_NOISE}
+    manifest = Manifest(index_dir / "manifest.sqlite", writable=False)
+    try:
+        keys = np.array(sorted(manifest.chunk_keys()), dtype=np.uint64)
+    finally:
+        manifest.close()
+    saved, record = index_dir / "vectors.usearch", index_dir / SOURCE_FILE
+    if saved.exists() and record.exists() and json.loads(record.read_text()) == made:
+        earlier = VectorStore.load(saved, view=True)
+        if np.array_equal(np.sort(earlier.keys()), keys):
+            return source  # filled by an earlier run of the benchmarks for these chunks
+    rng = np.random.default_rng(seed)
+    store = VectorStore(dimension)
+    store.link_width = BUILD_EXPANSION
+    for start in range(0, len(keys), 50_000):
+        count = min(50_000, len(keys) - start)
+        if pool is not None:
+            block = sampled_vectors(pool, start, count, rng)
+        else:
+            block = rng.standard_normal((count, dimension)).astype(np.float32)
+            block /= np.linalg.norm(block, axis=1, keepdims=True)
+        store.upsert(keys[start : start + count], block)
+    store.save(saved)
+    record.write_text(json.dumps(made) + "\n")
+    return source
