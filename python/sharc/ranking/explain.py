@@ -112,26 +112,21 @@ class Trace:
     with `explain`. A crowded search ranks twice; `begin` starts over with the second."""
 
     def __init__(self) -> None:
-        self._arms: dict[str, dict[str, ArmPlace]] = {}
-        self._fused: dict[str, float] = {}
-        self._stages: dict[str, list[tuple[str, float]]] = {}
-        self._first: dict[str, list[str]] = {}
-        self._lifts: dict[str, float] = {}  # what definitions first added to a score
-        self._parts: dict[str, dict[str, tuple[Part, ...]]] = {}
+        self.begin({}, ())
 
     def begin(
         self, hits: Mapping[str, Sequence[tuple[str, float]]], fused: Iterable[tuple[str, float]]
     ) -> None:
         """A ranking starts from these arms' hits, fused into these scores."""
-        self._arms = {}
+        self._arms: dict[str, dict[str, ArmPlace]] = {}
         for arm, arm_hits in hits.items():
             for rank, (chunk_id, score) in enumerate(arm_hits, 1):
                 self._arms.setdefault(chunk_id, {}).setdefault(arm, ArmPlace(rank, score))
-        self._fused = dict(fused)
-        self._stages = {}
-        self._first = {}
-        self._lifts = {}
-        self._parts = {}
+        self._fused: dict[str, float] = dict(fused)
+        self._stages: dict[str, list[tuple[str, float]]] = {}
+        self._first: dict[str, list[str]] = {}
+        self._lifts: dict[str, float] = {}  # what definitions first added to a score
+        self._parts: dict[str, dict[str, tuple[Part, ...]]] = {}
 
     def stage(
         self, name: str, candidates: Sequence[Scored[C]], parts: PartsOf | None = None
@@ -181,3 +176,9 @@ def traced(
     if trace is not None:
         trace.stage(stage, candidates, parts)
     return candidates
+
+
+def put_first(trace: Trace | None, chunk_ids: Collection[str], reason: str) -> None:
+    """Record in `trace` (when there is one) that these chunks were put above every score."""
+    if trace is not None:
+        trace.put_first(chunk_ids, reason)

@@ -30,6 +30,7 @@ from sharc.ranking.explain import (
     QUOTED_TEXT,
     WHOLE_FILE,
     Trace,
+    put_first,
     traced,
 )
 from sharc.ranking.files import evidence_gates, lift_files, rank_files
@@ -183,8 +184,7 @@ def rank(
         candidates = named_files_first(
             candidates, named, read, accepts=accepts, max_per_file=max_per_file
         )
-        if trace is not None:
-            trace.put_first([c.id for c, _ in candidates if c.path in named], NAMED_FILE)
+        put_first(trace, [c.id for c, _ in candidates if c.path in named], NAMED_FILE)
     # A query that asks for a file or a definition by name pastes no message: "the Sequence
     # definition" asks for `class Sequence`, not for a comment that says those words.
     if literal is not None and read_text is not None and KEYWORD in arms and not (named or name):
@@ -196,13 +196,11 @@ def rank(
             every = all_words(literal.text, literal.depth)
             holders = _holders(literal, every, read_text, candidates)
         candidates = first_of(candidates, holders, read, accepts=accepts)
-        if trace is not None:
-            trace.put_first(holders, QUOTED_TEXT)
+        put_first(trace, holders, QUOTED_TEXT)
     if located is not None:
         places = [chunk_id for _, chunk_id in located.places]
         candidates = first_of(candidates, places, read, accepts=accepts)
-        if trace is not None:
-            trace.put_first(places, LOCATED_LINE)
+        put_first(trace, places, LOCATED_LINE)
     return Ranking(candidates, ranked.arms, ranked.kind)
 
 
