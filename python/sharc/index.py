@@ -41,7 +41,7 @@ import os
 import threading
 from collections.abc import Collection, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sharc.asynchronous import AsyncIndexMethods
 from sharc.embed_policy import policy_from_settings
@@ -86,6 +86,7 @@ if TYPE_CHECKING:
     from sharc.distributed import Executor
     from sharc.embedding import Embedder
     from sharc.graph import Edge, Graph
+    from sharc.ranking.explain import Trace
     from sharc.ranking.graph import GraphFacts
     from sharc.ranking.pipeline import FileEvidence
     from sharc.ranking.settings import RankingSettings
@@ -429,18 +430,8 @@ class Index(AsyncIndexMethods):
             ranked.candidates, limit, by_file=group_by_file, per_file=max_per_file,
             share=self.ranking_settings.same_file_share,
         )
-        records = manifest.chunks_by_id([candidate.id for group in groups for candidate, _ in group])
-        results = nested([
-            [SearchResult.of(r, score, explanation=trace.explain(candidate.id) if trace else None)
-             for candidate, score in group if (r := records.get(candidate.id)) is not None]
-            for group in groups
-        ])
-        if graph and manifest.has_references():
-            from sharc.graph import with_neighbours
-
-            results = with_neighbours(results, manifest, GRAPH_HITS)
         return SearchResponse(
-            results, ranked.arms, ranked.kind.value, complete,
+            _results(manifest, groups, trace, graph), ranked.arms, ranked.kind.value, complete,
             searched.name if searched is not None and ranking.SEMANTIC in ranked.arms else None,
         )
 
@@ -537,6 +528,26 @@ class Index(AsyncIndexMethods):
 
 
 # -- helpers -------------------------------------------------------------------------------
+
+
+def _results(
+    manifest: Manifest, groups: Sequence[Sequence[tuple[Any, float]]], trace: Trace | None,
+    graph: bool,
+) -> list[SearchResult]:
+    """The hits of ranked groups of candidates, their chunks read, each group's first hit
+    carrying the others; with `trace`, each explained; with `graph`, the top ones with their
+    callers and callees (`sharc.graph`)."""
+    records = manifest.chunks_by_id([candidate.id for group in groups for candidate, _ in group])
+    results = nested([
+        [SearchResult.of(r, score, explanation=trace.explain(candidate.id) if trace else None)
+         for candidate, score in group if (r := records.get(candidate.id)) is not None]
+        for group in groups
+    ])
+    if graph and manifest.has_references():
+        from sharc.graph import with_neighbours
+
+        results = with_neighbours(results, manifest, GRAPH_HITS)
+    return results
 
 
 def chunk_texts(manifest: Manifest, chunk_ids: Sequence[str]) -> dict[str, str]:
