@@ -145,3 +145,12 @@ def test_aupdate_takes_its_cancellation_from_the_task(small_repo: Path, tmp_path
     index = _open(small_repo, tmp_path)
     with pytest.raises(TypeError, match="cancelling the task"):
         asyncio.run(index.aupdate(cancel=threading.Event()))
+
+
+def test_asearch_takes_every_option_search_takes() -> None:
+    import inspect
+
+    wanted = inspect.signature(Index.search).parameters
+    given = inspect.signature(Index.asearch).parameters
+    assert list(given) == list(wanted)
+    assert all(given[name].default == wanted[name].default for name in wanted)
