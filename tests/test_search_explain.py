@@ -21,6 +21,7 @@ from sharc.ranking.explain import (
     BOOSTS,
     DEFINITION,
     LOCATED_LINE,
+    NAMED_DIRECTORY,
     NAMED_FILE,
     PENALTIES,
     QUOTED_TEXT,
@@ -177,6 +178,11 @@ def test_what_put_a_hit_first_is_said(built: Index) -> None:
     assert located.path == "taskboard/models.py" and LOCATED_LINE in located.explanation.first
     quoted = built.search('"task titles are limited to 200 characters"', explain=True)[0]
     assert quoted.path == "taskboard/models.py" and QUOTED_TEXT in quoted.explanation.first
+    scoped = built.search("how are tasks queued in notifier/", explain=True, limit=3)
+    inside = [hit for hit in scoped.all_hits() if hit.path.startswith("notifier/")]
+    assert inside and all(NAMED_DIRECTORY in hit.explanation.first for hit in inside)
+    assert all(NAMED_DIRECTORY not in hit.explanation.first
+               for hit in scoped.all_hits() if not hit.path.startswith("notifier/"))
 
 
 def test_several_roots_and_asyncio_explain_too(built: Index, tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+from sharc.ranking.explain import NAMED_DIRECTORY
 from sharc.ranking.framing import scoped_question
 from sharc.search_types import SearchResponse, SearchResult
 
@@ -35,6 +36,7 @@ def scoped_search(
         return None
     question = scope[0]
     inside = search(question, directory + "/")
+    inside = replace(inside, results=[_in_scope(hit) for hit in inside.results])
     if len(inside.results) >= limit:
         return inside
     everywhere = search(question, None)
@@ -49,6 +51,18 @@ def scoped_search(
         everywhere if not inside.results else inside,
         results=[*inside.results, *rest][:limit],
         complete=inside.complete and everywhere.complete,
+    )
+
+
+def _in_scope(hit: SearchResult) -> SearchResult:
+    """`hit` and the hits of its file under it, their explanations (where asked for) saying
+    that the directory the question names put them first."""
+    if hit.explanation is None:
+        return hit
+    return replace(
+        hit,
+        explanation=replace(hit.explanation, first=(*hit.explanation.first, NAMED_DIRECTORY)),
+        same_file_hits=tuple(_in_scope(other) for other in hit.same_file_hits),
     )
 
 

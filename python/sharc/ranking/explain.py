@@ -33,6 +33,7 @@ DEFINITION = "the definition of the name asked"
 NAMED_FILE = "a file the query names"
 QUOTED_TEXT = "holds the text the query quotes"
 LOCATED_LINE = "holds the line the query gives"
+NAMED_DIRECTORY = "in the directory the query names"
 
 
 @dataclass(frozen=True, slots=True)
