@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -28,20 +29,23 @@ REUSE_NOISE = 0.02
 SOURCE_FILE = "synthetic_vectors.json"
 
 
-def vector_pool(dimension: int) -> np.ndarray | None:
-    """The default model's vectors of the repository benchmark's indexes, unit length, in a
-    fixed order (repositories by name, keys ascending); None where none is built or their
-    dimension is another."""
+def pool_stores(dimension: int) -> list[Any] | None:
+    """The vector stores of the repository benchmark's indexes (repositories by name), opened
+    as views, nothing read yet; None where none is built or their dimension is another."""
     from sharc.vectors import VectorStore
 
-    blocks = []
-    for path in sorted(POOL_INDEXES.glob("*/vectors.usearch")):
-        store = VectorStore.load(path, view=True)
-        if store.ndim != dimension:
-            return None
-        _, matrix = store.vectors(np.sort(store.keys()))
-        blocks.append(matrix)
-    return np.vstack(blocks).astype(np.float32) if blocks else None
+    stores = [VectorStore.load(path, view=True)
+              for path in sorted(POOL_INDEXES.glob("*/vectors.usearch"))]
+    if not stores or any(store.ndim != dimension for store in stores):
+        return None
+    return stores
+
+
+def vector_pool(stores: list[Any]) -> np.ndarray:
+    """The vectors of `stores`, unit length, in a fixed order (store by store, keys
+    ascending)."""
+    blocks = [store.vectors(np.sort(store.keys()))[1] for store in stores]
+    return np.vstack(blocks).astype(np.float32)
 
 
 def sampled_vectors(
@@ -64,9 +68,9 @@ def fill_synthetic_vectors(index_dir: Path, dimension: int, seed: int = 7) -> st
     from sharc.manifest import Manifest
     from sharc.vectors import BUILD_EXPANSION, VectorStore
 
-    pool = vector_pool(dimension)
-    source = "real" if pool is not None else "random"
-    made = {"source": source, "pool": 0 if pool is None else len(pool), "seed": seed,
+    stores = pool_stores(dimension)
+    source = "real" if stores is not None else "random"
+    made = {"source": source, "pool": sum(len(store) for store in stores or ()), "seed": seed,
             "link_width": BUILD_EXPANSION, "noise": REUSE_NOISE}
     manifest = Manifest(index_dir / "manifest.sqlite", writable=False)
     try:
@@ -78,6 +82,8 @@ def fill_synthetic_vectors(index_dir: Path, dimension: int, seed: int = 7) -> st
         earlier = VectorStore.load(saved, view=True)
         if np.array_equal(np.sort(earlier.keys()), keys):
             return source  # filled by an earlier run of the benchmarks for these chunks
+    # Read only for a fill: a run that keeps an earlier one opens the pool's files, no more.
+    pool = vector_pool(stores) if stores is not None else None
     rng = np.random.default_rng(seed)
     store = VectorStore(dimension)
     store.link_width = BUILD_EXPANSION
