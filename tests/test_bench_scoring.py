@@ -585,3 +585,18 @@ def test_a_width_given_to_the_vectors_search_holds_only_inside_its_block() -> No
     with pytest.raises(RuntimeError), hnsw_width(700):
         raise RuntimeError
     assert sharc.vectors.SEARCH_EXPANSION == default
+
+
+def test_parse_variant_reads_each_field_as_its_type() -> None:
+    from benches.quality.tune_repos import parse_variant
+    from sharc.ranking import DEFAULT_SETTINGS
+
+    variant = parse_variant(
+        "natural_keyword=0.2,candidates=70,files_first=false,method=rrf,learned_depth=30",
+        DEFAULT_SETTINGS,
+    )
+    assert variant.natural_keyword == 0.2 and variant.candidates == 70
+    assert variant.files_first is False and variant.method == "rrf"
+    # An optional number left unset reads as the value is written.
+    assert variant.learned_depth == 30 and isinstance(variant.learned_depth, int)
+    assert parse_variant("", DEFAULT_SETTINGS) == DEFAULT_SETTINGS

@@ -30,7 +30,11 @@ def parse_variant(text: str, base: Any) -> Any:
     overrides: dict[str, Any] = {}
     for item in filter(None, text.split(",")):
         name, _, value = item.partition("=")
-        kind = type(getattr(base, name.strip()))
+        current = getattr(base, name.strip())
+        if current is None:  # an optional number, unset: read as the value is written
+            kind: Any = int if value.strip().lstrip("-").isdigit() else float
+        else:
+            kind = type(current)
         overrides[name.strip()] = kind(value) if kind is not bool else value == "true"
     return dataclasses.replace(base, **overrides)
 
