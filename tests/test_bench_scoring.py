@@ -588,8 +588,9 @@ def test_a_width_given_to_the_vectors_search_holds_only_inside_its_block() -> No
 
 
 def test_parse_variant_reads_each_field_as_its_type() -> None:
-    from benches.quality.tune_repos import parse_variant
     from sharc.ranking import DEFAULT_SETTINGS
+
+    from benches.quality.tune_repos import parse_variant
 
     variant = parse_variant(
         "natural_keyword=0.2,candidates=70,files_first=false,method=rrf,learned_depth=30",
