@@ -302,3 +302,31 @@ def test_a_question_searched_by_keywords_alone_finds_the_code_that_holds_its_wor
     index.ranking_settings = dataclasses.replace(index.ranking_settings, keyword_coverage=0.0)
     assert index.search(question, limit=3)[0].path == "taskboard/notes.py"  # as BM25 ranks
     index.close()
+
+
+def test_a_search_crowded_by_tests_still_gives_the_results_asked_for(tmp_path: Path) -> None:
+    # A repository of tests: the keyword arm's best hits past the tests hold one module of
+    # code. It comes first, and tests fill the places left (it answered with it alone).
+    repo = tmp_path / "repo"
+    (repo / "src").mkdir(parents=True)
+    (repo / "src/converters.py").write_text(
+        "def convert_value(value, target_type):\n"
+        '    """Pick the built-in converter for a special type."""\n'
+        "    return CONVERTERS[target_type](value)\n"
+    )
+    (repo / "tests").mkdir()
+    for n in range(150):
+        (repo / "tests" / f"test_converter_{n}.py").write_text(
+            f"def test_converter_{n}():\n"
+            f"    # converter for special type {n}: built-in converter, special type\n"
+            f"    assert convert_value({n}, 'special type') == {n}\n"
+        )
+    index = _open(repo, tmp_path)
+    index.update(embed=False)
+    results = index.search("built-in converter for a special type", limit=10)
+    paths = [r.path for r in results]
+    assert paths[0] == "src/converters.py" and len(paths) == 10, paths
+    assert all(path.startswith("tests/") for path in paths[1:]), paths
+    scores = [r.score for r in results]
+    assert scores == sorted(scores, reverse=True)
+    index.close()

@@ -17,6 +17,7 @@ from sharc.ranking import (
     rank_hits,
 )
 from sharc.ranking.boosts import boost_bound, boost_factor
+from sharc.ranking.explain import AFTER_THE_CODE, Trace
 from sharc.ranking.learned import FEATURES, LinearWeights, features
 from sharc.ranking.penalties import penalty_bound, penalty_factor
 from sharc.ranking.visibility import DefinitionFacts
@@ -75,6 +76,39 @@ def test_code_crowded_out_by_tests_is_searched_for_deeper() -> None:
     depths.clear()
     rank(query + " in the tests", arms, read)
     assert depths == [100, 100]
+
+
+def test_a_crowded_search_still_gives_as_many_results_as_asked() -> None:
+    # Among each arm's best 400 only two chunks are code: the search past the tests ranks
+    # them first, and the tests fill the places left, below them, in their first order (it
+    # gave the two alone: BM25 over a repository of tests answered 4 files of 10).
+    records = {f"t{i}": Candidate(f"t{i}", f"tests/test_{i}.py", f"test_{i}") for i in range(400)}
+    records["c0"] = Candidate("c0", "src/convert.py", "convert", end_line=30)
+    records["c1"] = Candidate("c1", "src/types.py", "TypeMap", end_line=30)
+    ranked_ids = [f"t{i}" for i in range(400)]
+    ranked_ids[150:150] = ["c0"]
+    ranked_ids[250:250] = ["c1"]
+
+    def arm(query: str, depth: int) -> list[tuple[str, float]]:
+        return [(chunk_id, 1.0 - rank / 1000) for rank, chunk_id in enumerate(ranked_ids[:depth])]
+
+    def read(ids: list[str]) -> dict[str, Candidate]:
+        return {i: records[i] for i in ids if i in records}
+
+    query = "built-in converters for special types"
+    # Tests as strong as code (no penalty): scaled below it.
+    for settings in (DEFAULT_SETTINGS, RankingSettings(test_factor=1.0)):
+        trace = Trace()
+        ranked = rank(query, {KEYWORD: arm}, read, settings=settings, trace=trace)
+        ids = [chunk.id for chunk, _ in ranked.candidates]
+        assert ids[:2] == ["c0", "c1"] and len(ids) >= 10
+        assert ids[2:6] == ["t0", "t1", "t2", "t3"]
+        scores = [score for _, score in ranked.candidates]
+        assert scores == sorted(scores, reverse=True)
+        # Explained, a test says where its first ranking placed it, and its score.
+        test = trace.explain("t0")
+        assert test.arms[KEYWORD].rank == 1 and test.score == pytest.approx(scores[2])
+    assert test.stages[-1][0] == AFTER_THE_CODE
 
 
 def test_asking_for_more_results_does_not_change_the_first_ones() -> None:

@@ -22,6 +22,9 @@ FILES_FIRST = "files first"  # the evidence of the file's other candidates; a fi
 WHOLE_FILE = "whole file"  # how well the file's whole text matches (BM25 over files)
 NEIGHBOURS = "graph neighbours"  # a file the code graph links to the strongest hits
 LEARNED = "learned"  # the learned combination's last word
+#: Tests, examples, vendored or generated code that crowded the first results: a second
+#: ranking without them comes first, and they fill the places left, scaled below it.
+AFTER_THE_CODE = "after the code"
 #: A stage that does not scale a score but places a chunk above the others of its kind.
 DEFINITIONS_FIRST = "definitions first"
 
@@ -150,6 +153,23 @@ class Trace:
                 steps.append((name, lifted))
                 if parts is not None:
                     self._parts.setdefault(chunk_id, {})[name] = tuple(parts(chunk))
+
+    def carried(self, chunk_ids: Iterable[str]) -> dict[str, tuple[Any, ...]]:
+        """What this ranking recorded for these chunks, to `carry` past the next `begin`."""
+        records = (self._arms, self._fused, self._stages, self._first, self._lifts, self._parts)
+        return {
+            chunk_id: tuple(record.get(chunk_id) for record in records)
+            for chunk_id in chunk_ids
+        }
+
+    def carry(self, carried: Mapping[str, tuple[Any, ...]]) -> None:
+        """Put back what an earlier ranking recorded for some chunks (`carried`): they rank
+        in this one as that one ranked them."""
+        records = (self._arms, self._fused, self._stages, self._first, self._lifts, self._parts)
+        for chunk_id, values in carried.items():
+            for record, value in zip(records, values):
+                if value is not None:
+                    record[chunk_id] = value  # type: ignore[index]
 
     def put_first(self, chunk_ids: Collection[str], reason: str) -> None:
         """These chunks were put above every score, for `reason`."""
