@@ -111,6 +111,39 @@ def test_a_crowded_search_still_gives_as_many_results_as_asked() -> None:
     assert test.stages[-1][0] == AFTER_THE_CODE
 
 
+def test_files_past_one_files_hundred_chunks_are_searched_for_deeper() -> None:
+    # One file's 150 methods fill the keyword arm's best hundred (`CLI::App`, App.hpp): the
+    # other files asked for come from a search four times deeper, after them, in order.
+    records = {f"m{i}": Candidate(f"m{i}", "include/App.hpp", f"method_{i}") for i in range(150)}
+    records |= {f"f{i}": Candidate(f"f{i}", f"src/other_{i}.cpp", f"use_{i}") for i in range(20)}
+    ordered = [f"m{i}" for i in range(150)] + [f"f{i}" for i in range(20)]
+    depths: list[int] = []
+
+    def arm(query: str, depth: int) -> list[tuple[str, float]]:
+        depths.append(depth)
+        return [(chunk_id, 10.0 - rank / 100) for rank, chunk_id in enumerate(ordered[:depth])]
+
+    def read(ids: list[str]) -> dict[str, Candidate]:
+        return {i: records[i] for i in ids if i in records}
+
+    trace = Trace()
+    ranked = rank("CLI::App", {KEYWORD: arm}, read, limit=10, max_per_file=1, trace=trace)
+    ids = [chunk.id for chunk, _ in ranked.candidates]
+    assert depths == [100, 400]
+    files = list(dict.fromkeys(chunk.path for chunk, _ in ranked.candidates))
+    assert ids[0] == "m0" and files[1:10] == [f"src/other_{i}.cpp" for i in range(9)], files
+    scores = [score for _, score in ranked.candidates]
+    assert scores == sorted(scores, reverse=True)
+    assert trace.explain("m0").arms[KEYWORD].rank == 1  # the first search's own record
+    assert trace.explain("f0").arms[KEYWORD].rank == 151
+    # Where the arm has no more to give, it is not asked again.
+    depths.clear()
+    ordered = ordered[:50]
+    short = rank("CLI::App", {KEYWORD: arm}, read, limit=10, max_per_file=1)
+    assert {chunk.path for chunk, _ in short.candidates} == {"include/App.hpp"}
+    assert depths == [100]
+
+
 def test_asking_for_more_results_does_not_change_the_first_ones() -> None:
     # Three tests match far better than any code: whether they crowd the code out is read
     # over the same first results whatever the limit (it was the first `limit`: 3 tests of

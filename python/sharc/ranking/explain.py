@@ -25,6 +25,9 @@ LEARNED = "learned"  # the learned combination's last word
 #: Tests, examples, vendored or generated code that crowded the first results: a second
 #: ranking without them comes first, and they fill the places left, scaled below it.
 AFTER_THE_CODE = "after the code"
+#: Found by a deeper search where the first one's candidates held fewer files than asked for:
+#: after them, scaled below.
+FOUND_DEEPER = "found deeper"
 #: A stage that does not scale a score but places a chunk above the others of its kind.
 DEFINITIONS_FIRST = "definitions first"
 
