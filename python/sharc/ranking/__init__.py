@@ -18,6 +18,9 @@
    default); best first, no file filling the top; last, `named_files`: a file the query
    names ("request.js") before the rest, and the chunks that hold the text it quotes or a
    line it gives before all (`shaping.first_of`).
+9. `crowding`: where tests or generated code crowd the first results, or one file's chunks
+   fill an arm's whole list, the arms are asked again, deeper, and what that adds fills the
+   places after the first ranking's: as many results as asked for.
 
 `pipeline.rank` runs them in that order; every tunable number is in `RankingSettings`.
 """

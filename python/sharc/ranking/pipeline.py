@@ -15,8 +15,9 @@ from dataclasses import dataclass, replace
 from typing import Any, Generic, NamedTuple
 
 from sharc.ranking.asked import DefinitionFinder, SpellingFinder, asked_name
-from sharc.ranking.boosts import apply_boosts, boost_bound, boost_parts, definition_match
+from sharc.ranking.boosts import apply_boosts, boost_bound, boost_parts
 from sharc.ranking.coherence import apply_coherence
+from sharc.ranking.crowding import crowded_out, file_count, filled, unasked, uncrowded_hits
 from sharc.ranking.explain import (
     AFTER_THE_CODE,
     BOOSTS,
@@ -49,7 +50,7 @@ from sharc.ranking.learned import LinearWeights, apply_learned
 from sharc.ranking.literals import Literal, asked_literal, holds
 from sharc.ranking.locations import asked_locations
 from sharc.ranking.named_files import named_files_first
-from sharc.ranking.penalties import apply_penalties, crowds, penalty_bound, penalty_parts
+from sharc.ranking.penalties import apply_penalties, penalty_bound, penalty_parts
 from sharc.ranking.query import (
     QueryIntent,
     QueryKind,
@@ -178,13 +179,13 @@ def rank(
     hits = {name: arm(query, depth) for name, arm in arms.items()}
     ranked = ranked_from(hits)
     exhausted = all(len(arm_hits) < depth for arm_hits in hits.values())
-    if not exhausted and _crowded_out(query, ranked, include_tests, settings):
-        intent = QueryIntent.of(query, ranked.kind, include_tests=include_tests)
-        crowding = [pair for pair in ranked.candidates if _unasked(pair[0], intent)]
+    intent = QueryIntent.of(query, ranked.kind, include_tests=include_tests)
+    if not exhausted and crowded_out(ranked.candidates, intent, settings):
+        crowding = [pair for pair in ranked.candidates if unasked(pair[0], intent)]
         carried = trace.carried(chunk.id for chunk, _ in crowding) if trace is not None else {}
-        ranked = ranked_from(_uncrowded_hits(query, arms, read, depth, intent, settings))
+        ranked = ranked_from(uncrowded_hits(query, arms, read, depth, intent, settings))
         ranked = _filled(ranked, crowding, trace, carried, AFTER_THE_CODE)
-    elif not exhausted and settings.crowded_depth_factor > 1 and _file_count(ranked) < limit:
+    elif not exhausted and settings.crowded_depth_factor > 1 and file_count(ranked.candidates) < limit:
         # One file's chunks can fill an arm's whole list (BM25 alone: `CLI::App` in App.hpp's
         # hundred methods): the other files asked for lie deeper.
         carried = trace.carried(c.id for c, _ in ranked.candidates) if trace is not None else {}
@@ -248,29 +249,6 @@ def _located(query: str, locate: ChunkLocator | None) -> _Located | None:
     return _Located(asked.rest, places) if places else None
 
 
-def _uncrowded_hits(
-    query: str,
-    arms: Mapping[str, Arm],
-    read: RecordReader[C],
-    depth: int,
-    intent: QueryIntent,
-    settings: RankingSettings,
-) -> dict[str, list[tuple[str, float]]]:
-    """Each arm's best `depth` hits among the chunks the query did not leave out
-    (`_unasked`), out of `crowded_depth_factor` times as many."""
-    deeper = {name: arm(query, depth * settings.crowded_depth_factor) for name, arm in arms.items()}
-    records = read(list({chunk_id for arm_hits in deeper.values() for chunk_id, _ in arm_hits}))
-    kept = {chunk_id for chunk_id, record in records.items() if not _unasked(record, intent)}
-    return {
-        name: [hit for hit in arm_hits if hit[0] in kept][:depth]
-        for name, arm_hits in deeper.items()
-    }
-
-
-def _file_count(ranked: Ranking[C]) -> int:
-    return len({chunk.path for chunk, _ in ranked.candidates})
-
-
 def _filled(
     ranked: Ranking[C],
     more: Sequence[Scored[C]],
@@ -278,57 +256,8 @@ def _filled(
     carried: Mapping[str, tuple[Any, ...]],
     stage: str,
 ) -> Ranking[C]:
-    """`ranked`, then the candidates of `more` in files it does not hold, in their order and
-    scaled below its lowest score (recorded in `trace` as `stage`, after putting back what
-    it `carried` from the ranking before): a search still gives as many results as it is
-    asked for where the first candidates hold fewer files. After a search past the tests
-    that crowded the results (`_uncrowded_hits`), `more` is those tests: the code comes
-    first (BM25 alone over AutoMapper's tests answered 4 files of 10)."""
-    if not ranked.candidates:
-        return Ranking(list(more), ranked.arms, ranked.kind)
-    paths = {chunk.path for chunk, _ in ranked.candidates}
-    rest = [(chunk, score) for chunk, score in more if chunk.path not in paths]
-    if trace is not None:
-        trace.carry(carried)
-    if not rest:
-        return ranked
-    floor = min(score for _, score in ranked.candidates)
-    top = max(score for _, score in rest)
-    factor = floor / top if top > floor else 1.0
-    rest = [(chunk, score * factor) for chunk, score in rest]
-    if trace is not None:
-        trace.stage(stage, rest)
-    return Ranking([*ranked.candidates, *rest], ranked.arms, ranked.kind)
-
-
-def _crowded_out(
-    query: str,
-    ranked: Ranking[C],
-    include_tests: bool | None,
-    settings: RankingSettings,
-) -> bool:
-    """Whether chunks the query did not ask for (tests, examples, vendored or generated
-    code: `crowds`) fill more than `crowded_share` of the first `crowded_window` results
-    (not of those asked for: asking for more results must not change the first ones): in a
-    repository made mostly of tests, the arms' best hundred can hold almost nothing else,
-    and the code the question is about is not among the candidates at all."""
-    if settings.crowded_depth_factor <= 1 or not ranked.candidates:
-        return False
-    intent = QueryIntent.of(query, ranked.kind, include_tests=include_tests)
-    if intent.single_name:
-        # A search for a name's definition: `definitions_first` finds it wherever it lives, and
-        # the tests or generated code around it are what else the name is about.
-        return False
-    top = ranked.candidates[: settings.crowded_window]
-    crowding = sum(_unasked(chunk, intent) for chunk, _ in top)
-    return crowding > settings.crowded_share * len(top)
-
-
-def _unasked(chunk: C, intent: QueryIntent) -> bool:
-    """A chunk of a kind that crowds (`crowds`) and that the query does not name either: the
-    definition of a name the query holds is asked for wherever it lives (`what calls step_12`,
-    with `step_12` defined in a `generated/` module)."""
-    return crowds(chunk.path, intent) and not definition_match(chunk, intent).matched
+    """`ranked` with the places it leaves filled from `more` (`crowding.filled`)."""
+    return Ranking(filled(ranked.candidates, more, trace, carried, stage), ranked.arms, ranked.kind)
 
 
 def rank_hits(
