@@ -116,7 +116,8 @@ def test_files_past_one_files_hundred_chunks_are_searched_for_deeper() -> None:
     # other files asked for come from a search four times deeper, after them, in order.
     records = {f"m{i}": Candidate(f"m{i}", "include/App.hpp", f"method_{i}") for i in range(150)}
     records |= {f"f{i}": Candidate(f"f{i}", f"src/other_{i}.cpp", f"use_{i}") for i in range(20)}
-    ordered = [f"m{i}" for i in range(150)] + [f"f{i}" for i in range(20)]
+    records["t"] = Candidate("t", "tests/test_app.cpp", "test_app")
+    ordered = [f"m{i}" for i in range(150)] + ["t"] + [f"f{i}" for i in range(20)]
     depths: list[int] = []
 
     def arm(query: str, depth: int) -> list[tuple[str, float]]:
@@ -131,11 +132,13 @@ def test_files_past_one_files_hundred_chunks_are_searched_for_deeper() -> None:
     ids = [chunk.id for chunk, _ in ranked.candidates]
     assert depths == [100, 400]
     files = list(dict.fromkeys(chunk.path for chunk, _ in ranked.candidates))
+    # Ranked over the deeper lists, the test BM25 places first among them keeps its penalty.
     assert ids[0] == "m0" and files[1:10] == [f"src/other_{i}.cpp" for i in range(9)], files
+    assert "tests/test_app.cpp" in files[10:]
     scores = [score for _, score in ranked.candidates]
     assert scores == sorted(scores, reverse=True)
     assert trace.explain("m0").arms[KEYWORD].rank == 1  # the first search's own record
-    assert trace.explain("f0").arms[KEYWORD].rank == 151
+    assert trace.explain("f0").arms[KEYWORD].rank == 152
     # Where the arm has no more to give, it is not asked again.
     depths.clear()
     ordered = ordered[:50]

@@ -169,9 +169,12 @@ def rank(
     # exactly, however few results are asked for.
     exact = max(limit, settings.crowded_window) if settings.crowded_depth_factor > 1 else limit
 
-    def ranked_from(hits: Mapping[str, Sequence[tuple[str, float]]]) -> Ranking[C]:
+    def ranked_from(
+        hits: Mapping[str, Sequence[tuple[str, float]]], floor_rank: int = settings.floor_rank
+    ) -> Ranking[C]:
         return rank_hits(
-            query, hits, read, settings=settings, accepts=accepts, include_tests=include_tests,
+            query, hits, read, settings=replace(settings, floor_rank=floor_rank),
+            accepts=accepts, include_tests=include_tests,
             max_per_file=max_per_file, limit=exact, graph=graph, defines=defines,
             unseen=unseen, read_text=read_text, files=files, cohesion=cohesion, trace=trace,
         )
@@ -189,8 +192,11 @@ def rank(
         # One file's chunks can fill an arm's whole list (BM25 alone: `CLI::App` in App.hpp's
         # hundred methods): the other files asked for lie deeper.
         carried = trace.carried(c.id for c, _ in ranked.candidates) if trace is not None else {}
-        deeper = {name: arm(query, depth * settings.crowded_depth_factor) for name, arm in arms.items()}
-        ranked = _filled(ranked, ranked_from(deeper).candidates, trace, carried, FOUND_DEEPER)
+        factor = settings.crowded_depth_factor
+        deeper = {name: arm(query, depth * factor) for name, arm in arms.items()}
+        # Scaled over the deeper lists, so that their later hits keep scores (and penalties).
+        more = ranked_from(deeper, settings.floor_rank * factor).candidates
+        ranked = _filled(ranked, more, trace, carried, FOUND_DEEPER)
     candidates = ranked.candidates
     if named:
         candidates = named_files_first(
