@@ -172,9 +172,11 @@ def rank(
     def ranked_from(
         hits: Mapping[str, Sequence[tuple[str, float]]], floor_rank: int = settings.floor_rank
     ) -> Ranking[C]:
+        scaled = settings if floor_rank == settings.floor_rank else replace(
+            settings, floor_rank=floor_rank
+        )
         return rank_hits(
-            query, hits, read, settings=replace(settings, floor_rank=floor_rank),
-            accepts=accepts, include_tests=include_tests,
+            query, hits, read, settings=scaled, accepts=accepts, include_tests=include_tests,
             max_per_file=max_per_file, limit=exact, graph=graph, defines=defines,
             unseen=unseen, read_text=read_text, files=files, cohesion=cohesion, trace=trace,
         )
