@@ -159,20 +159,22 @@ class Trace:
 
     def carried(self, chunk_ids: Iterable[str]) -> dict[str, tuple[Any, ...]]:
         """What this ranking recorded for these chunks, to `carry` past the next `begin`."""
-        records = (self._arms, self._fused, self._stages, self._first, self._lifts, self._parts)
         return {
-            chunk_id: tuple(record.get(chunk_id) for record in records)
+            chunk_id: tuple(record.get(chunk_id) for record in self._per_chunk())
             for chunk_id in chunk_ids
         }
 
     def carry(self, carried: Mapping[str, tuple[Any, ...]]) -> None:
         """Put back what an earlier ranking recorded for some chunks (`carried`): they rank
         in this one as that one ranked them."""
-        records = (self._arms, self._fused, self._stages, self._first, self._lifts, self._parts)
         for chunk_id, values in carried.items():
-            for record, value in zip(records, values):
+            for record, value in zip(self._per_chunk(), values):
                 if value is not None:
                     record[chunk_id] = value  # type: ignore[index]
+
+    def _per_chunk(self) -> tuple[dict[str, Any], ...]:
+        """Everything this trace records per chunk id, in one order."""
+        return (self._arms, self._fused, self._stages, self._first, self._lifts, self._parts)
 
     def put_first(self, chunk_ids: Collection[str], reason: str) -> None:
         """These chunks were put above every score, for `reason`."""
