@@ -58,6 +58,11 @@ from benches.quality.dataset import QUERIES_DIR, RESULTS_DIR, Target, data_dir, 
 from benches.quality.paired import against_baseline
 
 REPO_QUERIES = QUERIES_DIR / "repos"
+#: A second set of dev questions about whole topics and flows (`repos-fresh/<repo>.json`),
+#: written on 2026-12-07 by readers of the code who saw neither sharc's results nor the
+#: first set's, after fifty sessions of tuning on the first: what tells whether a mechanism
+#: chosen on the first carries to questions it was not chosen on.
+FRESH_QUERIES = QUERIES_DIR / "repos-fresh"
 CATEGORIES = ("symbol", "semantic", "architecture", "topic")
 MODES = ("hybrid", "keyword", "semantic", "hybrid-previous")
 #: Modes that search the fast set of a two-stage index (`sharc.fast_vectors`): the first stage.
@@ -96,14 +101,19 @@ class Repo:
         return data_dir() / "repos" / self.name
 
 
-def load_repos(split: str = "all", names: Sequence[str] = ()) -> list[Repo]:
-    """The repositories with their queries, in name order."""
+def load_repos(
+    split: str = "all", names: Sequence[str] = (), questions: Path = REPO_QUERIES
+) -> list[Repo]:
+    """The repositories with their queries (from `questions`: the benchmark's, or
+    `FRESH_QUERIES`, which holds dev repositories only), in name order."""
     table = json.loads((REPO_QUERIES / "SPLIT.json").read_text())["repos"]
     repos = []
     for name, info in sorted(table.items()):
         if (split != "all" and info["split"] != split) or (names and name not in names):
             continue
-        payload = json.loads((REPO_QUERIES / f"{name}.json").read_text())
+        if not (questions / f"{name}.json").is_file() and questions != REPO_QUERIES:
+            continue
+        payload = json.loads((questions / f"{name}.json").read_text())
         queries = tuple(
             RepoQuery(
                 id=raw["id"],
@@ -144,13 +154,15 @@ def unpack(repo: Repo) -> Path:
     return repo.root
 
 
-def check(repos: Sequence[Repo]) -> list[str]:
-    """Problems with the query files: unknown categories, missing files, spans past the end."""
+def check(repos: Sequence[Repo], *, counted: bool = True) -> list[str]:
+    """Problems with the query files: unknown categories, missing files, spans past the end,
+    and with `counted`, too few questions of a category (the benchmark's own set)."""
     problems = []
     for repo in repos:
         root = unpack(repo)
         counts = {c: sum(q.category == c for q in repo.queries) for c in CATEGORIES}
-        if min(counts.values()) < 3 or counts["topic"] < 4 or len(repo.queries) < 10:
+        few = min(counts.values()) < 3 or counts["topic"] < 4 or len(repo.queries) < 10
+        if counted and few:
             problems.append(f"{repo.name}: too few queries per category: {counts}")
         for query in repo.queries:
             if query.category not in CATEGORIES:
@@ -546,12 +558,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="chunk every file again (after a chunker change)")
     parser.add_argument("--baseline", type=Path,
                         help="an earlier result file: hybrid's per-query change against it")
+    parser.add_argument("--fresh", action="store_true",
+                        help="the second set of dev questions (`FRESH_QUERIES`) instead")
     parser.add_argument("--baseline-note", default="",
                         help="what the baseline was, for the report (`the ranking before ...`)")
     args = parser.parse_args(argv)
-    repos = load_repos(args.split, [n for n in args.repos.split(",") if n])
+    names = [n for n in args.repos.split(",") if n]
+    repos = load_repos(args.split, names, FRESH_QUERIES if args.fresh else REPO_QUERIES)
     if args.check:
-        problems = check(repos)
+        problems = check(repos, counted=not args.fresh)
         print("\n".join(problems) or f"{sum(len(r.queries) for r in repos)} queries ok")
         return 1 if problems else 0
     modes = [m for m in args.modes.split(",") if m]

@@ -17,12 +17,22 @@ import argparse
 import dataclasses
 import functools
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from benches.quality import metrics
 from benches.quality.dataset import data_dir
-from benches.quality.repos import CATEGORIES, DEPTH, Repo, load_repos, score, unpack
+from benches.quality.repos import (
+    CATEGORIES,
+    DEPTH,
+    FRESH_QUERIES,
+    REPO_QUERIES,
+    Repo,
+    load_repos,
+    score,
+    unpack,
+)
 
 
 def parse_variant(text: str, base: Any) -> Any:
@@ -98,6 +108,20 @@ def evaluate(
     }
 
 
+def dev_repos(names: Sequence[str], questions: str) -> list[Repo]:
+    """The dev repositories with the questions asked for: "benchmark", "fresh" or "both"."""
+    if questions == "benchmark":
+        return load_repos("dev", names)
+    fresh = load_repos("dev", names, FRESH_QUERIES)
+    if questions == "fresh":
+        return fresh
+    extra = {repo.name: repo.queries for repo in fresh}
+    return [
+        dataclasses.replace(repo, queries=repo.queries + extra.get(repo.name, ()))
+        for repo in load_repos("dev", names, REPO_QUERIES)
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     from sharc.ranking import DEFAULT_SETTINGS
 
@@ -110,9 +134,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shown", action="store_true",
                         help="score the top 10 as returned (a file's later chunks gain nothing)")
     parser.add_argument("--limit", type=int, default=DEPTH, help="results asked for")
+    parser.add_argument("--questions", choices=("benchmark", "fresh", "both"),
+                        default="benchmark",
+                        help="the benchmark's dev questions, the second set (`FRESH_QUERIES`)"
+                             " or both")
     args = parser.parse_args(argv)
     names = [n for n in args.repos.split(",") if n]
-    opened = open_indexes(load_repos("dev", names), args.index_cache)
+    opened = open_indexes(dev_repos(names, args.questions), args.index_cache)
     defaults = parse_variant(args.base, DEFAULT_SETTINGS)
     scoring = {"shown": args.shown, "limit": args.limit}
     base = evaluate(opened, defaults, **scoring)
