@@ -601,3 +601,20 @@ def test_parse_variant_reads_each_field_as_its_type() -> None:
     # An optional number left unset reads as the value is written.
     assert variant.learned_depth == 30 and isinstance(variant.learned_depth, int)
     assert parse_variant("", DEFAULT_SETTINGS) == DEFAULT_SETTINGS
+
+
+def test_fresh_questions_are_dev_only_and_join_the_benchmark_without_clashing_ids() -> None:
+    from benches.quality.repos import FRESH_QUERIES, REPO_QUERIES, load_repos
+    from benches.quality.tune_repos import dev_repos
+
+    fresh = load_repos("all", questions=FRESH_QUERIES)
+    assert len(fresh) == 25 and {repo.split for repo in fresh} == {"dev"}
+    assert {q.category for repo in fresh for q in repo.queries} == {"topic", "architecture"}
+    benchmark = load_repos("dev", questions=REPO_QUERIES)
+    both = dev_repos([], "both")
+    assert [repo.name for repo in both] == [repo.name for repo in benchmark]
+    ids = [q.id for repo in both for q in repo.queries]
+    assert len(ids) == len(set(ids)) == sum(len(r.queries) for r in fresh + benchmark)
+    assert dev_repos(["koa"], "fresh")[0].queries == next(
+        repo.queries for repo in fresh if repo.name == "koa"
+    )

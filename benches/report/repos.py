@@ -223,6 +223,52 @@ def _baseline_lines(data: dict[str, Any]) -> list[str]:
     return lines
 
 
+def fresh_lines(results: Path) -> list[str]:
+    """The second set of dev questions (`quality_repos_fresh.json`) beside the first set's
+    dev and held-out figures for the same categories."""
+    data = load("quality_repos_fresh.json", results)
+    if not data:
+        return []
+    entry = data["splits"]["dev"]
+    first = load("quality_repos.json", results)
+    categories = ("architecture", "topic")
+    lines = [
+        "### Fresh dev questions",
+        "",
+        f"`python -m benches.quality.repos --fresh --split dev`: {len(data['queries'])} more"
+        " questions over the 25 dev repositories (`benches/queries/repos-fresh/`; 4 topic and"
+        " 2 architecture each), written on 2026-12-07 by readers of the code who saw neither"
+        " sharc's results nor the benchmark's questions' results, after fifty sessions of"
+        " tuning on the benchmark's dev questions: they tell what those choices are worth on"
+        " questions they were not chosen on. File NDCG@10, the mean over repositories.",
+        "",
+        "| questions | mode | NDCG@10 | " + " | ".join(categories) + " |",
+        "| --- | --- | ---: | " + " | ".join("---:" for _ in categories) + " |",
+    ]
+
+    def row(label: str, mode: str, summary: Summary) -> str:
+        cells = " | ".join(f"{summary['categories'][c]['file_ndcg']:.1f}" for c in categories)
+        overall = summary["overall"]["file_ndcg"]
+        return f"| {label} | {REPO_MODE_LABELS.get(mode, mode)} | {overall:.1f} | {cells} |"
+
+    for mode, summary in entry["modes"].items():
+        lines.append(row("fresh (dev)", mode, summary))
+    for split, label in (("dev", "benchmark dev"), ("test", "benchmark held out")):
+        if first and split in first["splits"]:
+            lines.append(row(label, "hybrid", first["splits"][split]["modes"]["hybrid"]))
+    parts = []
+    for name, per_category in entry["hybrid_vs_arms"].items():
+        arm = name.removeprefix("hybrid-")
+        m, lo, hi = per_category["all"]
+        cats = ", ".join(f"{c} {v[0]:+.1f} ({v[1]:+.1f} to {v[2]:+.1f})"
+                         for c, v in per_category.items() if c in categories)
+        parts.append(f"against {REPO_MODE_LABELS.get(arm, arm)} {m:+.1f} ({lo:+.1f} to"
+                     f" {hi:+.1f}; {cats})")
+    lines += ["", "Hybrid NDCG@10 on the fresh questions, paired bootstrap: "
+              + "; ".join(parts) + ".", ""]
+    return lines
+
+
 def monorepo_lines(results: Path) -> list[str]:
     """The dev questions over one index of every dev repository (`quality_monorepo.json`)."""
     data = load("quality_monorepo.json", results)
