@@ -161,16 +161,8 @@ def repos_tables(results: Path) -> list[str]:
     ]
     lines += ["", REPO_ANCHORS, "", REPO_CAVEAT, ""]
     for split, entry in splits.items():
-        parts = []
-        for name, per_category in entry["hybrid_vs_arms"].items():
-            arm = REPO_MODE_LABELS.get(name.removeprefix("hybrid-"), name.removeprefix("hybrid-"))
-            m, lo, hi = per_category["all"]
-            cats = ", ".join(
-                f"{c} {v[0]:+.1f} ({v[1]:+.1f} to {v[2]:+.1f})"
-                for c, v in per_category.items() if c != "all"
-            )
-            parts.append(f"against {arm} {m:+.1f} ({lo:+.1f} to {hi:+.1f}; {cats})")
-        lines.append(f"Hybrid NDCG@10 on {split}, paired bootstrap: " + "; ".join(parts) + ".")
+        lines.append(f"Hybrid NDCG@10 on {split}, paired bootstrap: "
+                     + _against_arms(entry["hybrid_vs_arms"]) + ".")
         lines.append("")
     lines += _baseline_lines(data)
     lines += learned_lines(results)
@@ -256,17 +248,24 @@ def fresh_lines(results: Path) -> list[str]:
     for split, label in (("dev", "benchmark dev"), ("test", "benchmark held out")):
         if first and split in first["splits"]:
             lines.append(row(label, "hybrid", first["splits"][split]["modes"]["hybrid"]))
+    lines += ["", "Hybrid NDCG@10 on the fresh questions, paired bootstrap: "
+              + _against_arms(entry["hybrid_vs_arms"]) + ".", ""]
+    return lines
+
+
+def _against_arms(hybrid_vs_arms: dict[str, dict[str, list[float]]]) -> str:
+    """Hybrid against each other mode, overall and per category, with the intervals."""
     parts = []
-    for name, per_category in entry["hybrid_vs_arms"].items():
+    for name, per_category in hybrid_vs_arms.items():
         arm = name.removeprefix("hybrid-")
         m, lo, hi = per_category["all"]
-        cats = ", ".join(f"{c} {v[0]:+.1f} ({v[1]:+.1f} to {v[2]:+.1f})"
-                         for c, v in per_category.items() if c in categories)
+        cats = ", ".join(
+            f"{c} {v[0]:+.1f} ({v[1]:+.1f} to {v[2]:+.1f})"
+            for c, v in per_category.items() if c != "all"
+        )
         parts.append(f"against {REPO_MODE_LABELS.get(arm, arm)} {m:+.1f} ({lo:+.1f} to"
                      f" {hi:+.1f}; {cats})")
-    lines += ["", "Hybrid NDCG@10 on the fresh questions, paired bootstrap: "
-              + "; ".join(parts) + ".", ""]
-    return lines
+    return "; ".join(parts)
 
 
 def monorepo_lines(results: Path) -> list[str]:
