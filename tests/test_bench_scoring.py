@@ -618,3 +618,34 @@ def test_fresh_questions_are_dev_only_and_join_the_benchmark_without_clashing_id
     assert dev_repos(["koa"], "fresh")[0].queries == next(
         repo.queries for repo in fresh if repo.name == "koa"
     )
+
+
+def test_large_repository_questions_split_in_halves_and_name_stdlib_files(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import sysconfig
+
+    from benches.quality import large
+
+    questions = large.load_questions()
+    assert len(questions) == 60 and len({q.id for q in questions}) == 60
+    assert {q.category for q in questions} == set(large.CATEGORIES)
+    assert large.half_of("cpy-a01") == "tune" and large.half_of("cpy-b30") == "check"
+    for category in large.CATEGORIES:
+        halves = {large.half_of(q.id) for q in questions if q.category == category}
+        assert halves == set(large.HALVES), category
+    # The terse set asks the same things: same ids, categories and targets, 3-7 words each.
+    terse = large.load_questions(large.QUESTIONS["terse"])
+    assert [(q.id, q.category, q.targets) for q in terse] == [
+        (q.id, q.category, q.targets) for q in questions
+    ]
+    assert all(3 <= len(q.text.split()) <= 7 for q in terse)
+    if sys.version_info[:2] == large.VERSION:
+        stdlib = Path(sysconfig.get_paths()["stdlib"])
+        missing = [t.path for q in questions for t in q.targets if not (stdlib / t.path).is_file()]
+        assert missing == []
+    # Another Python's standard library is not the one the questions name: refused, not copied.
+    monkeypatch.setattr(large, "VERSION", (2, 7))
+    with pytest.raises(SystemExit, match="2.7"):
+        large.stdlib_tree(tmp_path / "lib")
+    assert not (tmp_path / "lib").exists()

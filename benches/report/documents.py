@@ -16,7 +16,13 @@ from benches.report.notes import (
     monorepo_note,
 )
 from benches.report.quality import SET_TITLES, chunking_table, quality_tables
-from benches.report.repos import fresh_lines, monorepo_lines, repos_summary, repos_tables
+from benches.report.repos import (
+    fresh_lines,
+    large_lines,
+    monorepo_lines,
+    repos_summary,
+    repos_tables,
+)
 from benches.report.results import REPO, RESULTS, load, load_rows
 from benches.report.speed import SPEED_HEADER, SPEED_SUMMARY, machine_line, speed_rows, walk_table
 
@@ -46,6 +52,7 @@ def render_details(results: Path = RESULTS) -> str:
     """benches/README.md's part: every table and note."""
     lines: list[str] = (
         repos_tables(results) + fresh_lines(results) + monorepo_lines(results)
+        + large_lines(results)
         + fast_model_lines(results)
         + two_stage_lines(results)
     )

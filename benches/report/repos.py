@@ -348,3 +348,52 @@ def monorepo_lines(results: Path) -> list[str]:
             " of each question's exact 100 nearest.",
         ]
     return [*lines, ""]
+
+
+#: The large repository's modes as its table names them.
+LARGE_MODE_LABELS = {
+    **REPO_MODE_LABELS,
+    "hybrid-fast": "hybrid, fast model",
+    "semantic-fast": "semantic only, fast model",
+}
+
+
+def large_lines(results: Path) -> list[str]:
+    """Questions in words about one large repository (`quality_large.json`), as written and
+    asked tersely."""
+    data = load("quality_large.json", results)
+    if not data:
+        return []
+    index, sets = data["index"], data["sets"]
+    categories = ("topic", "architecture", "semantic")
+    full = sets["full"]["halves"]
+    lines = [
+        "### One large repository",
+        "",
+        f"`python -m benches.quality.large`: {data['repository']} ({data['python']}: tests"
+        f" included, {index['files']:,} files, {index['chunks']:,} chunks, six times the largest"
+        " repository above; its vectors searched through the HNSW graph) asked"
+        f" {sum(h['queries'] for h in full.values())} questions in words"
+        " (`benches/queries/large/`), written by readers of the code who ran no search, and"
+        " each again tersely, in 3-7 words as a search box is typed into (\"log record"
+        " formatting\"; `benches/queries/large-terse/`, written blind from the first by a third"
+        " reader); odd numbers tune, even numbers check (fixed with the questions). File"
+        " NDCG@10, the mean over questions.",
+        "",
+        "| asked | half | mode | NDCG@10 | " + " | ".join(categories) + " |",
+        "| --- | --- | --- | ---: | " + " | ".join("---:" for _ in categories) + " |",
+    ]
+    for name, asked in sets.items():
+        for half, entry in asked["halves"].items():
+            for mode, summary in entry["modes"].items():
+                cells = " | ".join(
+                    f"{summary[c]:.1f}" if c in summary else "" for c in categories
+                )
+                lines.append(f"| {name} | {half} ({entry['queries']}) |"
+                             f" {LARGE_MODE_LABELS.get(mode, mode)} | {summary['all']:.1f} |"
+                             f" {cells} |")
+    for name, asked in sets.items():
+        for half, entry in asked["halves"].items():
+            lines += ["", f"Hybrid NDCG@10, {name} questions, {half} half, paired bootstrap: "
+                      + _against_arms(entry["hybrid_vs"]) + "."]
+    return [*lines, ""]

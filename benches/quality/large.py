@@ -1,0 +1,187 @@
+"""Questions in words about one large repository: the Python 3.11 standard library.
+
+The repository benchmark's repositories hold at most 9,735 chunks; the standard library, tests
+included, holds about 64,000 in 2,054 files, so a question's answer competes with far more
+files that share its words (`http/server.py` beside `wsgiref/`, `fnmatch.py` beside `re/`),
+and the vectors are searched through the HNSW graph (above
+`sharc.vectors.DEFAULT_EXACT_THRESHOLD` vectors). The 60 questions
+(`benches/queries/large/`: topic, architecture and one function's behaviour) were written by
+readers of the code who ran no search; the split was fixed with them: odd numbers tune, even
+numbers check (`half_of`). Each is asked twice: as written, and in a terse form of 3-7 words
+(`benches/queries/large-terse/`: "log record formatting"), as a search box is typed into.
+
+Measured per set, half and mode, file NDCG@10 (the mean over questions), overall and per
+category, and hybrid against each other mode with the paired bootstrap interval.
+
+    python -m benches.quality.large         # -> results/quality_large.json
+
+The tree is the running interpreter's standard library (it must be a Python 3.11), copied
+once into `benches/data/large/cpython-lib/` without `site-packages`, compiled files and
+extension modules; its index is kept in `benches/data/index-cache/large/` (building it embeds
+every chunk: about 40 minutes on 2 cores, once).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import shutil
+import sys
+import sysconfig
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from benches.quality import metrics
+from benches.quality.dataset import QUERIES_DIR, Target, data_dir
+from benches.quality.provenance import git_commit, machine
+from benches.quality.repos import DEPTH, RepoQuery, score
+
+RESULTS = Path(__file__).resolve().parents[1] / "results"
+#: The questions as written, and each asked tersely (3-7 words, as typed into a search box:
+#: "log record formatting"), written blind from the first by a third reader.
+QUESTIONS = {"full": QUERIES_DIR / "large", "terse": QUERIES_DIR / "large-terse"}
+NAME = "cpython-lib"
+#: The standard library the questions were written against: its files move between versions.
+VERSION = (3, 11)
+CATEGORIES = ("topic", "architecture", "semantic")
+HALVES = ("tune", "check")
+
+#: Each mode scored: `Index.search`'s options.
+MODES: dict[str, dict[str, str]] = {
+    "hybrid": {},
+    "keyword": {"mode": "keyword"},
+    "semantic": {"mode": "semantic"},
+    "hybrid-fast": {"vectors": "fast"},
+    "semantic-fast": {"mode": "semantic", "vectors": "fast"},
+}
+
+
+def stdlib_tree(root: Path) -> Path:
+    """`root` holding a copy of the running interpreter's standard library (copied once)."""
+    if sys.version_info[:2] != VERSION:
+        raise SystemExit(
+            f"the questions are about Python {VERSION[0]}.{VERSION[1]}'s standard library;"
+            f" this is Python {sys.version_info[0]}.{sys.version_info[1]}"
+        )
+    if not root.is_dir():
+        shutil.copytree(
+            sysconfig.get_paths()["stdlib"], root, symlinks=True,
+            ignore=shutil.ignore_patterns(
+                "site-packages", "__pycache__", "lib-dynload", "config-*", "*.pyc"
+            ),
+        )
+    return root
+
+
+def half_of(query_id: str) -> str:
+    """The half a question belongs to, by its number: odd tunes, even checks."""
+    return HALVES[int(query_id.rsplit("-", 1)[1][1:]) % 2 == 0]
+
+
+def load_questions(directory: Path = QUESTIONS["full"]) -> list[RepoQuery]:
+    """Every question of `directory`'s files, in file and id order."""
+    questions = []
+    for path in sorted(directory.glob(f"{NAME}*.json")):
+        for raw in json.loads(path.read_text())["queries"]:
+            targets = tuple(
+                Target(t["path"], t.get("start_line"), t.get("end_line")) for t in raw["targets"]
+            )
+            questions.append(RepoQuery(raw["id"], NAME, raw["category"], raw["text"], targets))
+    return questions
+
+
+def ask(index: Any, questions: Sequence[RepoQuery], options: dict[str, str]) -> dict[str, float]:
+    """Each question's file NDCG@10 searched with `options`."""
+    return {
+        q.id: score(q, list(index.search(q.text, limit=DEPTH, **options))).file_ndcg
+        for q in questions
+    }
+
+
+def summary(questions: Sequence[RepoQuery], values: dict[str, float]) -> dict[str, float]:
+    """File NDCG@10 in percent, the mean over questions, overall and per category."""
+    groups: dict[str, list[float]] = {"all": [values[q.id] for q in questions]}
+    for q in questions:
+        groups.setdefault(q.category, []).append(values[q.id])
+    return {name: round(100 * sum(v) / len(v), 2) for name, v in groups.items() if v}
+
+
+def against(
+    questions: Sequence[RepoQuery], new: dict[str, float], base: dict[str, float]
+) -> dict[str, list[float]]:
+    """`new` against `base`, paired over questions: overall and per category."""
+    groups = {"all": list(questions)}
+    for category in CATEGORIES:
+        groups[category] = [q for q in questions if q.category == category]
+    return {
+        name: [round(v, 2) for v in metrics.paired_bootstrap(
+            [new[q.id] for q in group], [base[q.id] for q in group]
+        )]
+        for name, group in groups.items() if group
+    }
+
+
+def run(index_dir: Path, tree: Path) -> dict[str, Any]:
+    import sharc
+    import sharc.vectors
+
+    index = sharc.Index.open(stdlib_tree(tree), index_dir=index_dir)
+    index.update()
+    stats = index.stats()
+    sets = {name: asked_as(index, load_questions(directory))
+            for name, directory in QUESTIONS.items()}
+    return {
+        "benchmark": "large",
+        "repository": f"the Python {VERSION[0]}.{VERSION[1]} standard library",
+        "python": sys.version.split()[0],
+        "date": dt.date.today().isoformat(),
+        "git": git_commit(),
+        "machine": machine(),
+        "index": {"files": stats.files, "chunks": stats.chunks,
+                  "exact_threshold": sharc.vectors.DEFAULT_EXACT_THRESHOLD},
+        "sets": sets,
+    }
+
+
+def asked_as(index: Any, questions: Sequence[RepoQuery]) -> dict[str, Any]:
+    """One set of questions: each half's summary per mode, hybrid against the other modes,
+    and each question's score."""
+    scored = {mode: ask(index, questions, options) for mode, options in MODES.items()}
+    halves = {}
+    for half in HALVES:
+        asked = [q for q in questions if half_of(q.id) == half]
+        halves[half] = {
+            "queries": len(asked),
+            "modes": {mode: summary(asked, values) for mode, values in scored.items()},
+            "hybrid_vs": {
+                mode: against(asked, scored["hybrid"], values)
+                for mode, values in scored.items() if mode != "hybrid"
+            },
+        }
+    per_query = {
+        q.id: {"half": half_of(q.id), "category": q.category, "text": q.text,
+               **{mode: round(values[q.id], 4) for mode, values in scored.items()}}
+        for q in questions
+    }
+    return {"halves": halves, "queries": per_query}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=RESULTS / "quality_large.json")
+    parser.add_argument("--index-dir", type=Path,
+                        default=data_dir() / "index-cache" / "large" / NAME)
+    parser.add_argument("--tree", type=Path, default=data_dir() / "large" / NAME)
+    args = parser.parse_args(argv)
+    result = run(args.index_dir, args.tree)
+    args.out.write_text(json.dumps(result, indent=1) + "\n")
+    json.dump({name: {half: entry["modes"] for half, entry in asked["halves"].items()}
+               for name, asked in result["sets"].items()}, sys.stdout, indent=1)
+    print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
