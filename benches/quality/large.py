@@ -18,7 +18,7 @@ category, and hybrid against each other mode with the paired bootstrap interval.
 The tree is the running interpreter's standard library (it must be a Python 3.11), copied
 once into `benches/data/large/cpython-lib/` without `site-packages`, compiled files and
 extension modules; its index is kept in `benches/data/index-cache/large/` (building it embeds
-every chunk: about 40 minutes on 2 cores, once).
+every chunk: about 18 minutes on 2 cores, once).
 """
 
 from __future__ import annotations
