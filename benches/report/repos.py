@@ -59,6 +59,13 @@ REPO_CATEGORIES = ("symbol", "semantic", "architecture", "topic")
 Summary = dict[str, Any]
 
 
+def table_head(labels: list[str], numbers: list[str]) -> list[str]:
+    """A Markdown table's first two lines: `labels` left-aligned, then `numbers`
+    right-aligned."""
+    return ["| " + " | ".join(labels + numbers) + " |",
+            "|" + " --- |" * len(labels) + " ---: |" * len(numbers)]
+
+
 def _repo_columns(summaries: list[Summary], detailed: bool) -> list[tuple[str, Callable]]:
     """The repository table's columns: those the results hold (a `topic` category, the
     definition at 1 of names defined more than once and `shown_ndcg` come with newer runs)."""
@@ -102,8 +109,7 @@ def _repos_table(data: dict[str, Any], detailed: bool) -> list[str]:
               for split, entry in data["splits"].items()}
     summaries = [summary for modes in splits.values() for summary in modes.values()]
     columns = _repo_columns(summaries, detailed)
-    lines = ["| split | mode | " + " | ".join(name for name, _ in columns) + " |",
-             "| --- | --- |" + " ---: |" * len(columns)]
+    lines = table_head(["split", "mode"], [name for name, _ in columns])
     for split, modes in splits.items():
         for mode, summary in modes.items():
             cells = []
@@ -170,8 +176,7 @@ def repos_tables(results: Path) -> list[str]:
     lines += vector_text_lines(results)
     lines += chunk_vectors_lines(results)
     languages = sorted({lang for e in splits.values() for lang in e["modes"]["hybrid"]["languages"]})
-    header = "| language | " + " | ".join(f"{s} hybrid" for s in splits) + " |"
-    lines += [header, "| --- |" + " ---: |" * len(splits)]
+    lines += table_head(["language"], [f"{s} hybrid" for s in splits])
     for lang in languages:
         cells = []
         for entry in splits.values():
@@ -234,8 +239,7 @@ def fresh_lines(results: Path) -> list[str]:
         " tuning on the benchmark's dev questions: they tell what those choices are worth on"
         " questions they were not chosen on. File NDCG@10, the mean over repositories.",
         "",
-        "| questions | mode | NDCG@10 | " + " | ".join(categories) + " |",
-        "| --- | --- | ---: | " + " | ".join("---:" for _ in categories) + " |",
+        *table_head(["questions", "mode"], ["NDCG@10", *categories]),
     ]
 
     def row(label: str, mode: str, summary: Summary) -> str:
@@ -291,8 +295,7 @@ def monorepo_lines(results: Path) -> list[str]:
         " throws\") now compete across them, and the vectors are searched through the HNSW graph"
         f" (above {index.get('exact_threshold', 10_000):,} vectors), not exactly.",
         "",
-        "| mode | NDCG@10 | " + " | ".join(REPO_CATEGORIES) + " |",
-        "| --- | ---: | " + " | ".join("---:" for _ in REPO_CATEGORIES) + " |",
+        *table_head(["mode"], ["NDCG@10", *REPO_CATEGORIES]),
     ]
     for mode, summary in modes.items():
         cells = " | ".join(
@@ -387,8 +390,7 @@ def large_lines(results: Path) -> list[str]:
         " NDCG@10, the mean over questions; with 4 to 8 questions of a category in a half, its"
         " column moves by 12 to 25 points a question.",
         "",
-        "| asked | half | mode | NDCG@10 | " + " | ".join(categories) + " |",
-        "| --- | --- | --- | ---: | " + " | ".join("---:" for _ in categories) + " |",
+        *table_head(["asked", "half", "mode"], ["NDCG@10", *categories]),
     ]
     for name, asked in sets.items():
         for half, entry in asked["halves"].items():
