@@ -376,12 +376,14 @@ def large_lines(results: Path) -> list[str]:
     index, sets = data["index"], data["sets"]
     categories = ("topic", "architecture", "semantic")
     full = sets["full"]["halves"]
+    searched = ("through the HNSW graph" if index["chunks"] > index["exact_threshold"]
+                else "exactly")
     lines = [
         "### One large repository",
         "",
         f"`python -m benches.quality.large`: {data['repository']} ({data['python']}: tests"
         f" included, {index['files']:,} files, {index['chunks']:,} chunks, more than six times the"
-        " largest repository above; its vectors searched through the HNSW graph) asked"
+        f" largest repository above; its vectors searched {searched}) asked"
         f" {sum(h['queries'] for h in full.values())} questions in words"
         " (`benches/queries/large/`), written by readers of the code who ran no search, and"
         " each again tersely, in 3-7 words as a search box is typed into (\"log record"
