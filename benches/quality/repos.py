@@ -63,6 +63,9 @@ REPO_QUERIES = QUERIES_DIR / "repos"
 #: first set's, after fifty sessions of tuning on the first: what tells whether a mechanism
 #: chosen on the first carries to questions it was not chosen on.
 FRESH_QUERIES = QUERIES_DIR / "repos-fresh"
+#: The same questions asked tersely, in 3-7 words as a search box is typed into ("streaming
+#: response bodies"), written blind from them by a third reader: same ids and targets.
+FRESH_TERSE_QUERIES = QUERIES_DIR / "repos-fresh-terse"
 CATEGORIES = ("symbol", "semantic", "architecture", "topic")
 MODES = ("hybrid", "keyword", "semantic", "hybrid-previous")
 #: Modes that search the fast set of a two-stage index (`sharc.fast_vectors`): the first stage.
@@ -558,13 +561,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="chunk every file again (after a chunker change)")
     parser.add_argument("--baseline", type=Path,
                         help="an earlier result file: hybrid's per-query change against it")
-    parser.add_argument("--fresh", action="store_true",
-                        help="the second set of dev questions (`FRESH_QUERIES`) instead")
+    parser.add_argument("--fresh", nargs="?", const="written", choices=("written", "terse"),
+                        help="the second set of dev questions instead (`FRESH_QUERIES`), or"
+                             " `--fresh terse`: the same asked tersely (`FRESH_TERSE_QUERIES`)")
     parser.add_argument("--baseline-note", default="",
                         help="what the baseline was, for the report (`the ranking before ...`)")
     args = parser.parse_args(argv)
     names = [n for n in args.repos.split(",") if n]
-    repos = load_repos(args.split, names, FRESH_QUERIES if args.fresh else REPO_QUERIES)
+    questions = {None: REPO_QUERIES, "written": FRESH_QUERIES, "terse": FRESH_TERSE_QUERIES}
+    repos = load_repos(args.split, names, questions[args.fresh])
     if args.check:
         problems = check(repos, counted=not args.fresh)
         print("\n".join(problems) or f"{sum(len(r.queries) for r in repos)} queries ok")

@@ -27,6 +27,7 @@ from benches.quality.repos import (
     CATEGORIES,
     DEPTH,
     FRESH_QUERIES,
+    FRESH_TERSE_QUERIES,
     REPO_QUERIES,
     Repo,
     load_repos,
@@ -109,9 +110,12 @@ def evaluate(
 
 
 def dev_repos(names: Sequence[str], questions: str) -> list[Repo]:
-    """The dev repositories with the questions asked for: "benchmark", "fresh" or "both"."""
+    """The dev repositories with the questions asked for: "benchmark", "fresh", "fresh-terse"
+    (the fresh ones asked tersely) or "both" (the benchmark's and the fresh ones)."""
     if questions == "benchmark":
         return load_repos("dev", names)
+    if questions == "fresh-terse":
+        return load_repos("dev", names, FRESH_TERSE_QUERIES)
     fresh = load_repos("dev", names, FRESH_QUERIES)
     if questions == "fresh":
         return fresh
@@ -134,10 +138,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shown", action="store_true",
                         help="score the top 10 as returned (a file's later chunks gain nothing)")
     parser.add_argument("--limit", type=int, default=DEPTH, help="results asked for")
-    parser.add_argument("--questions", choices=("benchmark", "fresh", "both"),
+    parser.add_argument("--questions", choices=("benchmark", "fresh", "fresh-terse", "both"),
                         default="benchmark",
-                        help="the benchmark's dev questions, the second set (`FRESH_QUERIES`)"
-                             " or both")
+                        help="the benchmark's dev questions, the second set (`FRESH_QUERIES`),"
+                             " the second set asked tersely, or the first two together")
     args = parser.parse_args(argv)
     names = [n for n in args.repos.split(",") if n]
     opened = open_indexes(dev_repos(names, args.questions), args.index_cache)

@@ -247,14 +247,25 @@ def fresh_lines(results: Path) -> list[str]:
         overall = summary["overall"]["file_ndcg"]
         return f"| {label} | {REPO_MODE_LABELS.get(mode, mode)} | {overall:.1f} | {cells} |"
 
+    terse = load("quality_repos_fresh_terse.json", results)
     for mode, summary in entry["modes"].items():
         lines.append(row("fresh (dev)", mode, summary))
+    if terse:
+        for mode, summary in terse["splits"]["dev"]["modes"].items():
+            lines.append(row("fresh, asked tersely (dev)", mode, summary))
     for split, label in (("dev", "benchmark dev"), ("test", "benchmark held out")):
         if first and split in first["splits"]:
             lines.append(row(label, "hybrid", first["splits"][split]["modes"]["hybrid"]))
     lines += ["", "Hybrid NDCG@10 on the fresh questions, paired bootstrap: "
-              + _against_arms(entry["hybrid_vs_arms"]) + ".", ""]
-    return lines
+              + _against_arms(entry["hybrid_vs_arms"]) + "."]
+    if terse:
+        lines += ["", "The same questions asked tersely, in 3-7 words as a search box is typed"
+                  " into (`python -m benches.quality.repos --fresh terse --split dev --out"
+                  " benches/results/quality_repos_fresh_terse.json`;"
+                  " `benches/queries/repos-fresh-terse/`, written blind from them by a third"
+                  " reader): hybrid "
+                  + _against_arms(terse["splits"]["dev"]["hybrid_vs_arms"]) + "."]
+    return [*lines, ""]
 
 
 def _against_arms(
