@@ -618,6 +618,12 @@ def test_fresh_questions_are_dev_only_and_join_the_benchmark_without_clashing_id
     assert dev_repos(["koa"], "fresh")[0].queries == next(
         repo.queries for repo in fresh if repo.name == "koa"
     )
+    # Asked tersely: the same questions (ids, categories, targets), 3-7 words each.
+    terse = dev_repos([], "fresh-terse")
+    assert [(q.id, q.category, q.targets) for r in terse for q in r.queries] == [
+        (q.id, q.category, q.targets) for r in fresh for q in r.queries
+    ]
+    assert all(3 <= len(q.text.split()) <= 7 for r in terse for q in r.queries)
 
 
 def test_large_repository_questions_split_in_halves_and_name_stdlib_files(
