@@ -238,6 +238,82 @@ def test_a_rust_trait_private_at_the_crate_root_comes_before_a_pub_one_in_a_priv
     index.close()
 
 
+def _python_library(root: Path) -> None:
+    """Names defined twice, as in Python's standard library: the copy BM25 prefers (it says the
+    name more often) lies in a private module, a deprecated module or package, or is the
+    smaller class; and a module-level function shares a method's name."""
+    files = {
+        "text.py": "class Template:\n    def __init__(self, source):\n        self.source = source\n",
+        "pipes.py": (
+            "import warnings\n\nwarnings._deprecated(__name__, remove=(3, 13))\n\n\n"
+            "class Template:\n    # Template, Template: a pipeline Template\n"
+            "    def clone(self):\n        return Template()\n"
+        ),
+        "io.py": "class IOBase:\n    def close(self):\n        pass\n",
+        "_pyio.py": (
+            "class IOBase:\n    # IOBase, the pure-Python IOBase\n"
+            "    def __enter__(self):\n        return IOBase()\n"
+        ),
+        "metadata.py": (
+            "class Distribution:\n    def read_text(self, name):\n        return name\n"
+        ),
+        "legacy/__init__.py": (
+            "import warnings\n\n"
+            "warnings.warn('the legacy package is deprecated',\n"
+            "              DeprecationWarning, 2)\n"
+        ),
+        "legacy/dist.py": (
+            "class Distribution:\n    # Distribution, a legacy Distribution\n"
+            "    def run(self):\n        return Distribution()\n"
+        ),
+        "starters/fork.py": (
+            "class Popen:\n    # Popen: a Popen that forks; Popen, Popen\n"
+            "    def poll(self):\n" + "".join(f"        x{n} = {n}\n" for n in range(150))
+            + "        return Popen()\n"
+        ),
+        # Over the chunker's 3,500 characters: cut into parts of about 100 lines each.
+        "subprocess.py": "class Popen:\n" + "".join(
+            f"    OPTION_{n} = {n}  # the option numbered {n}\n" for n in range(400)
+        ),
+        "logging/__init__.py": (
+            "class Formatter:\n    def format(self, record):\n        return str(record)\n"
+        ),
+        "locale.py": (
+            "def format(percent, value):\n    # format the value: format, format\n"
+            "    return percent % value\n"
+        ),
+    }
+    for path, source in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(source)
+
+
+def test_of_a_python_name_defined_twice_the_public_current_whole_one_comes_first(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "repo"
+    _python_library(root)
+    index = sharc.Index.open(root, index_dir=tmp_path / "index")
+    index.update(embed=False)
+
+    def first(query: str) -> tuple[str, int]:
+        [hit] = index.search(query, mode="keyword", limit=1)
+        return hit.path, hit.start_line
+
+    assert first("Template") == ("text.py", 1)  # not the deprecated module's
+    assert first("IOBase") == ("io.py", 1)  # not the private module's
+    assert first("Distribution") == ("metadata.py", 1)  # not the deprecated package's
+    # The 400-line class the chunker cut into parts is larger than the 150-line one, though
+    # its first part is not.
+    assert first("Popen") == ("subprocess.py", 1)
+    parts = [hit for hit in index.search("Popen", mode="keyword", limit=30, group_by_file=False)
+             if hit.path == "subprocess.py" and hit.symbol == "Popen"]
+    assert len(parts) > 2 and parts[0].end_line < 200
+    # A module, its class and the method: the method, not a function of another module.
+    assert first("logging.Formatter.format") == ("logging/__init__.py", 2)
+    index.close()
+
+
 def test_a_ruby_instance_method_query_finds_the_instance_method(tmp_path: Path) -> None:
     index = _keyword_index_of(
         tmp_path, "lib/client.rb",

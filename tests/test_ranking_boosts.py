@@ -262,6 +262,14 @@ def test_a_qualifier_names_the_directory_or_file_of_a_top_level_definition() -> 
     nested = Candidate("a", "lib/web/engine/loader.rb", "engine", fqn="Loader.engine")
     top = Candidate("b", "lib/web/engine/loader.rb", "engine", fqn="engine")
     assert boost_factor(top, intent, settings) > boost_factor(nested, intent, settings)
+    # A module, then the class and the member: the member's whole qualified name within its
+    # module, and the module its file.
+    intent = QueryIntent.of("logging.Formatter.format")
+    method = Candidate("a", "logging/__init__.py", "format", fqn="Formatter.format")
+    function = Candidate("b", "locale.py", "format", fqn="format")
+    other_class = Candidate("c", "logging/__init__.py", "format", fqn="Handler.format")
+    assert boost_factor(method, intent, settings) > boost_factor(function, intent, settings)
+    assert boost_factor(method, intent, settings) > boost_factor(other_class, intent, settings)
     # The qualifiers must come in the path's order.
     intent = QueryIntent.of("config::http_server::Config")
     assert boost_factor(cases[3][1], intent, settings) == boost_factor(cases[3][2], intent, settings)

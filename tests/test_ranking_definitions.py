@@ -4,7 +4,7 @@ from the code (`sharc.ranking.visibility`, `built_upon`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import pytest
 from ranking_helpers import Candidate
@@ -230,6 +230,12 @@ class _Declarations:
     ) -> list[tuple[str, str, str, str, str]]:
         return [row for row in self.rows if row[0] in chunk_ids and row[2] in names]
 
+    def definition_lines(self, chunk_ids: Sequence[str]) -> dict[str, int]:
+        return {}  # each chunk's own lines stand for its definition
+
+    def module_code(self, paths: Iterable[str]) -> dict[str, str]:
+        return {}
+
     def definitions_named(self, names: Sequence[str]) -> list[DefinitionRow]:
         """Whole definitions: a part (`#part2`) counts by its first part."""
         return [
@@ -420,3 +426,65 @@ def test_an_import_names_the_file_whose_path_ends_with_its_module_path() -> None
     assert built_upon(paths, [row]) == {"src/lib/errors.ts"}
     bare = ReferenceRow("src/app/errors.ts", "x", "errors", "import", 1, "")
     assert built_upon(paths, [bare]) == set()  # one segment names no file surely enough
+
+
+def test_a_python_module_named_with_one_underscore_is_private_to_its_package() -> None:
+    from sharc.ranking.modules import in_private_module
+
+    assert in_private_module("_pyio.py")
+    assert in_private_module("tomllib/_parser.py")
+    assert in_private_module("src/_vendor/six.py")  # a private package
+    assert not in_private_module("json/__init__.py")
+    assert not in_private_module("pkg/__main__.py")
+    assert not in_private_module("io.py")
+    assert not in_private_module("src/my_lib/parser_.py")
+
+
+@pytest.mark.parametrize("code", [
+    "import warnings\n\nwarnings._deprecated(__name__, remove=(3, 13))\n",
+    "from warnings import _deprecated\n\n_deprecated(__name__, _MESSAGE, remove=(3, 12))\n",
+    "import warnings\nwarnings.warn(_DEPRECATION_MESSAGE,\n              DeprecationWarning, 2)\n",
+    "from warnings import warn\nwarn('use json instead', category=PendingDeprecationWarning)\n",
+])
+def test_a_module_that_warns_on_import_that_it_is_deprecated(code: str) -> None:
+    from sharc.ranking.modules import warns_deprecated
+
+    assert warns_deprecated(code)
+
+
+@pytest.mark.parametrize("code", [
+    # Another warning, a conditional one, one inside a function, and a mention in text.
+    "import warnings\nwarnings.warn('slow path', RuntimeWarning)\nX = DeprecationWarning\n",
+    "if sys.platform == 'win32':\n    warnings.warn('old', DeprecationWarning)\n",
+    "def load():\n    warnings.warn('load is deprecated', DeprecationWarning)\n",
+    "# warnings.warn(..., DeprecationWarning) is what callers see\nimport warnings\n",
+    "import warnings\nwarnings.warn('x')\nfilterwarnings('ignore', category=DeprecationWarning)\n",
+])
+def test_a_module_that_only_mentions_a_deprecation_is_not_deprecated(code: str) -> None:
+    from sharc.ranking.modules import warns_deprecated
+
+    assert not warns_deprecated(code)
+
+
+def test_a_definition_in_a_deprecated_package_or_private_module_follows_the_public_one() -> None:
+    class Library(_Declarations):
+        def module_code(self, paths: Iterable[str]) -> dict[str, str]:
+            code = {"legacy/__init__.py": "import warnings\nwarnings.warn('gone', "
+                                          "DeprecationWarning)\n",
+                    "text.py": "import re\n"}
+            return {path: code[path] for path in paths if path in code}
+
+        def definition_lines(self, chunk_ids: Sequence[str]) -> dict[str, int]:
+            return {"legacy/dist.py::Distribution": 1400}
+
+    rows = [(f"{path}::{name}", "python", name, "", f"class {name}:\n    pass\n")
+            for path, name in [("legacy/dist.py", "Distribution"), ("meta.py", "Distribution"),
+                               ("_pyio.py", "IOBase"), ("io.py", "IOBase"),
+                               ("text.py", "Template")]]
+    facts = definition_finder(Library(rows))([row[0] for row in rows],
+                                             ["Distribution", "IOBase", "Template"])
+    assert facts["legacy/dist.py::Distribution"].deprecated
+    assert facts["legacy/dist.py::Distribution"].lines == 1400
+    assert not facts["meta.py::Distribution"].deprecated
+    assert facts["_pyio.py::IOBase"].restricted and not facts["io.py::IOBase"].restricted
+    assert not facts["text.py::Template"].deprecated

@@ -9,9 +9,14 @@ and the vectors are searched through the HNSW graph (above
 readers of the code who ran no search; the split was fixed with them: odd numbers tune, even
 numbers check (`half_of`). Each is asked twice: as written, and in a terse form of 3-7 words
 (`benches/queries/large-terse/`: "log record formatting"), as a search box is typed into.
+A third set asks for 48 names the library defines in more than one file (`Template`,
+`Popen`, `asyncio.Queue`, `logging.Formatter.format`; `benches/queries/large-symbols/`),
+each with the definition a Python programmer means as its target, written blind by another
+reader; it is scored by whether the first result is that definition.
 
-Measured per set, half and mode, file NDCG@10 (the mean over questions), overall and per
-category, and hybrid against each other mode with the paired bootstrap interval.
+Measured per set, half and mode, file NDCG@10 (the definition at 1 for the names; the mean
+over questions), overall and per category, and hybrid against each other mode with the
+paired bootstrap interval.
 
     python -m benches.quality.large         # -> results/quality_large.json
 
@@ -42,10 +47,15 @@ RESULTS = Path(__file__).resolve().parents[1] / "results"
 #: The questions as written, and each asked tersely (3-7 words, as typed into a search box:
 #: "log record formatting"), written blind from the first by a third reader.
 QUESTIONS = {"full": QUERIES_DIR / "large", "terse": QUERIES_DIR / "large-terse"}
+#: Names defined in more than one file of the library (`Template`, `asyncio.Queue`), each
+#: with its primary definition as the target, written blind by another reader.
+SYMBOLS = QUERIES_DIR / "large-symbols"
 NAME = "cpython-lib"
 #: The standard library the questions were written against: its files move between versions.
 VERSION = (3, 11)
 CATEGORIES = ("topic", "architecture", "semantic")
+#: The symbol set's own category: it is scored by the definition at 1 too.
+SYMBOL = "symbol"
 HALVES = ("tune", "check")
 
 #: Each mode scored: `Index.search`'s options.
@@ -89,20 +99,25 @@ def load_questions(directory: Path = QUESTIONS["full"]) -> list[RepoQuery]:
             targets = tuple(
                 Target(t["path"], t.get("start_line"), t.get("end_line")) for t in raw["targets"]
             )
-            questions.append(RepoQuery(raw["id"], NAME, raw["category"], raw["text"], targets))
+            questions.append(RepoQuery(raw["id"], NAME, raw["category"], raw["text"], targets,
+                                       duplicate=bool(raw.get("duplicate", False))))
     return questions
 
 
 def ask(index: Any, questions: Sequence[RepoQuery], options: dict[str, str]) -> dict[str, float]:
-    """Each question's file NDCG@10 searched with `options`."""
-    return {
-        q.id: score(q, list(index.search(q.text, limit=DEPTH, **options))).file_ndcg
-        for q in questions
-    }
+    """Each question's file NDCG@10 searched with `options`; a symbol question's, whether its
+    first result is the target definition (1 or 0)."""
+    values = {}
+    for q in questions:
+        scored = score(q, list(index.search(q.text, limit=DEPTH, **options)))
+        values[q.id] = (scored.file_ndcg if scored.definition_at_1 is None
+                        else scored.definition_at_1)
+    return values
 
 
 def summary(questions: Sequence[RepoQuery], values: dict[str, float]) -> dict[str, float]:
-    """File NDCG@10 in percent, the mean over questions, overall and per category."""
+    """File NDCG@10 (definition at 1 for symbol questions) in percent, the mean over
+    questions, overall and per category."""
     groups: dict[str, list[float]] = {"all": [values[q.id] for q in questions]}
     for q in questions:
         groups.setdefault(q.category, []).append(values[q.id])
@@ -114,7 +129,7 @@ def against(
 ) -> dict[str, list[float]]:
     """`new` against `base`, paired over questions: overall and per category."""
     groups = {"all": list(questions)}
-    for category in CATEGORIES:
+    for category in (*CATEGORIES, SYMBOL):
         groups[category] = [q for q in questions if q.category == category]
     return {
         name: [round(v, 2) for v in metrics.paired_bootstrap(
@@ -133,7 +148,7 @@ def run(index_dir: Path, tree: Path) -> dict[str, Any]:
     index.update()
     stats = index.stats()
     sets = {name: asked_as(index, load_questions(directory))
-            for name, directory in QUESTIONS.items()}
+            for name, directory in {**QUESTIONS, "symbols": SYMBOLS}.items()}
     return {
         "benchmark": "large",
         "repository": f"the Python {VERSION[0]}.{VERSION[1]} standard library",

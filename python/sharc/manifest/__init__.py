@@ -230,6 +230,12 @@ class Manifest:
     def definitions_by_id(self, chunk_ids: Sequence[str]) -> list[DefinitionRow]:
         return self._graph.definitions_by_id(chunk_ids)
 
+    def definition_lines(self, chunk_ids: Sequence[str]) -> dict[str, int]:
+        return self._graph.definition_lines(chunk_ids)
+
+    def module_code(self, paths: Iterable[str]) -> dict[str, str]:
+        return self._graph.module_code(paths)
+
     # -- chunks (`sharc.manifest.chunk_table`) ---------------------------------------------
 
     def first_chunk_ids(self, paths: Sequence[str], count: int) -> dict[str, list[str]]:

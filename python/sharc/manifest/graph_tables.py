@@ -230,6 +230,38 @@ class GraphTables:
             )
         return found
 
+    def definition_lines(self, chunk_ids: Sequence[str]) -> dict[str, int]:
+        """How many lines each definition of `chunk_ids` spans whole: a class or module the
+        chunker cut into parts (`Popen::class`, `Popen::class#part2`, ...) from the first
+        line of its first part to the last of its last, whichever part the id names."""
+        spans: dict[str, int] = {}
+        connection = self._db.connection()
+        for chunk_id in dict.fromkeys(chunk_ids):
+            whole = chunk_id.split("#part", 1)[0]
+            start, end = connection.execute(
+                "SELECT min(start_line), max(end_line) FROM chunks WHERE id = ?"
+                " OR (id >= ? AND id < ?)",
+                (whole, f"{whole}#part", f"{whole}#paru"),
+            ).fetchone()
+            if start is not None:
+                spans[chunk_id] = end - start + 1
+        return spans
+
+    def module_code(self, paths: Iterable[str]) -> dict[str, str]:
+        """The top-level code of each file of `paths` that has any: its `<module>` chunks
+        (`x.py::<module>`, `x.py::<module>#2`, ...) joined in line order."""
+        found: dict[str, str] = {}
+        connection = self._db.connection()
+        for path in dict.fromkeys(paths):
+            first = f"{path}::<module>"
+            rows = connection.execute(
+                "SELECT code FROM chunks WHERE id >= ? AND id < ? ORDER BY start_line",
+                (first, f"{first}$"),
+            ).fetchall()
+            if rows:
+                found[path] = "\n".join(_inflated(code) for (code,) in rows)
+        return found
+
     def definitions_by_id(self, chunk_ids: Sequence[str]) -> list[DefinitionRow]:
         found: list[DefinitionRow] = []
         for batch in _batches(list(dict.fromkeys(chunk_ids))):

@@ -74,14 +74,28 @@ MODULE_OBJECTS = {
 }
 
 
-def _top_level(fqn: str, language: str) -> bool:
-    """Whether a definition's qualified name is its name alone, or its name in the object its
-    module exports through: then its file is all that qualifies it."""
+def _within_module(fqn: str, language: str) -> list[str]:
+    """A definition's qualified name within its module, by segment: less the object its
+    module exports through, which stands for the file (`module.exports.body` is `body`)."""
     for module_object in MODULE_OBJECTS.get(language, ()):
         if fqn.startswith(module_object + "."):
             fqn = fqn[len(module_object) + 1 :]
             break
-    return "." not in fqn
+    return fqn.split(".")
+
+
+def _qualified_by_place(fqn: str, language: str, path: str, segments: tuple[str, ...]) -> bool:
+    """Whether the last of `segments` are the definition's whole qualified name within its
+    module and the ones before them name its file's place (`_qualified_by_path`): the
+    top-level `Error` under `anyhow/` for `anyhow::Error`, and the method `Formatter.format`
+    of `logging/__init__.py` for `logging.Formatter.format`."""
+    own = _within_module(fqn, language)
+    place = len(segments) - len(own)
+    return (
+        place >= 1
+        and list(segments[place:-1]) == own[:-1]
+        and _qualified_by_path(path, segments[:place])
+    )
 
 
 def _qualified_by_path(path: str, qualifiers: tuple[str, ...]) -> bool:
@@ -150,10 +164,7 @@ def definition_match(chunk: RankedChunk, intent: QueryIntent) -> DefinitionMatch
     stem = posixpath.basename(chunk.path).rsplit(".", 1)[0]
     qualified = any(
         fqn.endswith("." + ".".join(segments))
-        or (
-            _top_level(fqn[1:], getattr(chunk, "language", ""))
-            and _qualified_by_path(chunk.path, segments[:-1])
-        )
+        or _qualified_by_place(fqn[1:], getattr(chunk, "language", ""), chunk.path, segments)
         for segments in intent.qualified
         if segments[-1].lower() == symbol.lower()
     )

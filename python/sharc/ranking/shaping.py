@@ -83,15 +83,18 @@ def primary_key(
     (`def start_link`, not a part whose doc examples only call it), the shortest
     qualified name (`Http::Client` before `Http::Auth::Basic::Client`), the one the others
     build on (its file imported by another's: the strict `ByteString` the lazy one is made
-    of), the larger body by powers of two (a copy kept for an older platform, or a theme's
-    override, is smaller)."""
+    of), the larger body by powers of two, every part of a definition the chunker cut
+    counted (a copy kept for an older platform, or a theme's override, is smaller; the
+    1,460-line `subprocess.Popen` is larger than the 72 lines of a `Popen` that one start
+    method of `multiprocessing` defines)."""
     stub = facts is not None and facts.stub
     # Named outside comments, then declared with a keyword (`def`, `fn`, `class`...).
     declared = int(facts is None or not facts.undeclared) + int(
         facts is not None and facts.keyword_declared
     )
     depth = min(NESTING_LEVELS, chunk.fqn.count(".")) if chunk.fqn else 0
-    lines = max(1, chunk.end_line - chunk.start_line + 1)
+    lines = max(1, (facts.lines if facts is not None else 0)
+                or chunk.end_line - chunk.start_line + 1)
     return (
         definition_tier(match),
         DEMOTION_STEPS - min(DEMOTION_STEPS, demotion),

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import NamedTuple, Protocol
 
 from sharc.ranking.built_upon import ImportRow, built_upon
+from sharc.ranking.modules import deprecated_modules, in_private_module
 
 #: Words that, before a definition's name on its line, make it private to its file, module or
 #: type.
@@ -51,6 +52,10 @@ class DefinitionSource(Protocol):
 
     def definitions_named(self, names: Sequence[str]) -> Sequence[NamedDefinition]: ...
 
+    def definition_lines(self, chunk_ids: Sequence[str]) -> dict[str, int]: ...
+
+    def module_code(self, paths: Iterable[str]) -> dict[str, str]: ...
+
     def references_of_paths(
         self, paths: Sequence[str], kinds: Sequence[str] = ()
     ) -> Sequence[ImportRow]: ...
@@ -71,7 +76,8 @@ class DefinitionFacts(NamedTuple):
     #: Visible only within part of its program: Rust's `pub(crate)`, `pub(super)`, `pub(in
     #: path)` (`declared_restricted`).
     restricted: bool = False
-    #: Marked deprecated above or on its declaration (`declared_deprecated`).
+    #: Marked deprecated above or on its declaration (`declared_deprecated`), or in a module
+    #: that warns it is deprecated when imported (`sharc.ranking.modules`).
     deprecated: bool = False
     #: No body to speak of: a forward declaration, a prototype, a type reopened for a line
     #: or two elsewhere, or a short function that hands on to another (`stands_in`).
@@ -86,6 +92,9 @@ class DefinitionFacts(NamedTuple):
     #: Its file is imported by the file of another definition of the same name: the one the
     #: others build on (`sharc.ranking.built_upon`).
     built_upon: bool = False
+    #: The lines the whole definition spans, every part the chunker cut it into counted
+    #: (0: not read; its chunk's own lines stand for it).
+    lines: int = 0
 
 
 def definition_finder(
@@ -102,22 +111,28 @@ def definition_finder(
             chunk_ids = [*chunk_ids, *missed_definitions(source, chunk_ids, names)]
         found = {}
         symbols: dict[str, str] = {}
-        for chunk_id, language, symbol, header, code in source.definitions_among(
-            chunk_ids, names
-        ):
+        rows = source.definitions_among(chunk_ids, names)
+        spans = source.definition_lines([row[0] for row in rows])
+        retired = deprecated_modules(
+            source, [_path_of(row[0]) for row in rows if row[1] == "python"]
+        )
+        for chunk_id, language, symbol, header, code in rows:
             symbols[chunk_id] = symbol
             private = declared_private(language, symbol, code)
             restricted = declared_restricted(language, symbol, code)
             if language == "rust":
                 private, restricted = rust_reach(chunk_id, header, private, restricted)
+            elif language == "python":
+                restricted = restricted or in_private_module(_path_of(chunk_id))
             found[chunk_id] = DefinitionFacts(
                 private=private,
                 class_level=class_level(language, symbol, header, code),
                 restricted=restricted,
-                deprecated=declared_deprecated(symbol, code),
+                deprecated=declared_deprecated(symbol, code) or _path_of(chunk_id) in retired,
                 stub=stands_in(language, symbol, code),
                 undeclared=bool(symbol) and _declaring_line(symbol, code) is None,
                 keyword_declared=bool(symbol) and declared_with_keyword(symbol, code),
+                lines=spans.get(chunk_id, 0),
             )
         return _with_foundations(source, found, symbols)
 
