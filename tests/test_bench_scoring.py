@@ -631,7 +631,7 @@ def test_large_repository_questions_split_in_halves_and_name_stdlib_files(
 ) -> None:
     import sysconfig
 
-    from benches.quality import large
+    from benches.quality import large, large_trees
 
     questions = large.load_questions()
     assert len(questions) == 60 and len({q.id for q in questions}) == 60
@@ -646,12 +646,45 @@ def test_large_repository_questions_split_in_halves_and_name_stdlib_files(
         (q.id, q.category, q.targets) for q in questions
     ]
     assert all(3 <= len(q.text.split()) <= 7 for q in terse)
-    if sys.version_info[:2] == large.VERSION:
+    if sys.version_info[:2] == large_trees.PYTHON_VERSION:
         stdlib = Path(sysconfig.get_paths()["stdlib"])
         missing = [t.path for q in questions for t in q.targets if not (stdlib / t.path).is_file()]
         assert missing == []
     # Another Python's standard library is not the one the questions name: refused, not copied.
-    monkeypatch.setattr(large, "VERSION", (2, 7))
     with pytest.raises(SystemExit, match="2.7"):
-        large.stdlib_tree(tmp_path / "lib")
+        large_trees.stdlib_tree(tmp_path / "lib", version=(2, 7))
     assert not (tmp_path / "lib").exists()
+    # Rails comes from Debian's packages: without Debian's tools, a clear refusal.
+    monkeypatch.setattr(large_trees.shutil, "which", lambda tool: None)
+    with pytest.raises(SystemExit, match="apt-get"):
+        large_trees.rails_tree(tmp_path / "rails")
+    assert not (tmp_path / "rails").exists()
+
+
+def test_large_repository_names_each_target_a_definition_the_library_holds() -> None:
+    import re
+    import sysconfig
+
+    from benches.quality import large, large_trees
+
+    names = large.load_questions(large.SYMBOLS)
+    assert len(names) == 48 and len({q.id for q in names}) == 48
+    assert all(q.category == large.SYMBOL and q.duplicate and len(q.targets) == 1 for q in names)
+    qualified = [q for q in names if "." in q.text]
+    for half in large.HALVES:  # both halves ask bare and qualified names
+        assert {("." in q.text) for q in names if large.half_of(q.id) == half} == {True, False}
+    assert 10 <= len(qualified) <= 20
+    if sys.version_info[:2] != large_trees.PYTHON_VERSION:
+        return
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    for q in names:
+        [target] = q.targets
+        lines = (stdlib / target.path).read_text(encoding="utf-8").splitlines()
+        first = lines[target.start_line - 1]
+        name = q.text.rsplit(".", 1)[-1]
+        # The first line declares the name, or decorates the declaration that follows.
+        declared = re.search(rf"\b(class|def)\s+{name}\b", first) or (
+            first.lstrip().startswith("@")
+            and re.search(rf"\b(class|def)\s+{name}\b", lines[target.start_line])
+        )
+        assert declared, (q.id, target.path, first)

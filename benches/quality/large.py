@@ -1,10 +1,10 @@
-"""Questions in words about one large repository: the Python 3.11 standard library.
+"""Questions about large repositories: the Python 3.11 standard library and Ruby on Rails.
 
 The repository benchmark's repositories hold at most 9,735 chunks; the standard library, tests
 included, holds about 64,000 in 2,054 files, so a question's answer competes with far more
 files that share its words (`http/server.py` beside `wsgiref/`, `fnmatch.py` beside `re/`),
 and the vectors are searched through the HNSW graph (above
-`sharc.vectors.DEFAULT_EXACT_THRESHOLD` vectors). The 60 questions
+`sharc.vectors.DEFAULT_EXACT_THRESHOLD` vectors). Its 60 questions in words
 (`benches/queries/large/`: topic, architecture and one function's behaviour) were written by
 readers of the code who ran no search; the split was fixed with them: odd numbers tune, even
 numbers check (`half_of`). Each is asked twice: as written, and in a terse form of 3-7 words
@@ -14,16 +14,22 @@ A third set asks for 48 names the library defines in more than one file (`Templa
 each with the definition a Python programmer means as its target, written blind by another
 reader; it is scored by whether the first result is that definition.
 
+Rails' six core gems (`--corpus rails`: about 1,000 Ruby files in one tree, classes reopened
+across files and core classes extended) are asked the same two kinds, written blind:
+questions in words about a topic, an architecture or one method (`benches/queries/rails-
+topics/`) and names defined or opened in more than one file (`ActiveRecord::Base`,
+`String#squish`; `benches/queries/rails-symbols/`).
+
 Measured per set, half and mode, file NDCG@10 (the definition at 1 for the names; the mean
 over questions), overall and per category, and hybrid against each other mode with the
 paired bootstrap interval.
 
-    python -m benches.quality.large         # -> results/quality_large.json
+    python -m benches.quality.large                  # -> results/quality_large.json
+    python -m benches.quality.large --corpus rails   # -> results/quality_large_rails.json
 
-The tree is the running interpreter's standard library (it must be a Python 3.11), copied
-once into `benches/data/large/cpython-lib/` without `site-packages`, compiled files and
-extension modules; its index is kept in `benches/data/index-cache/large/` (building it embeds
-every chunk: about 18 minutes on 2 cores, once).
+The trees are laid out once under `benches/data/large/` (`benches.quality.large_trees`),
+their indexes kept in `benches/data/index-cache/large/` (building the standard library's
+embeds every chunk: about 18 minutes on 2 cores, once).
 """
 
 from __future__ import annotations
@@ -31,32 +37,64 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
-import shutil
 import sys
-import sysconfig
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from benches.quality import metrics
 from benches.quality.dataset import QUERIES_DIR, Target, data_dir
+from benches.quality.large_trees import PYTHON_VERSION, RAILS_VERSION, rails_tree, stdlib_tree
 from benches.quality.provenance import git_commit, machine
 from benches.quality.repos import DEPTH, RepoQuery, score
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
-#: The questions as written, and each asked tersely (3-7 words, as typed into a search box:
-#: "log record formatting"), written blind from the first by a third reader.
-QUESTIONS = {"full": QUERIES_DIR / "large", "terse": QUERIES_DIR / "large-terse"}
-#: Names defined in more than one file of the library (`Template`, `asyncio.Queue`), each
-#: with its primary definition as the target, written blind by another reader.
-SYMBOLS = QUERIES_DIR / "large-symbols"
-NAME = "cpython-lib"
-#: The standard library the questions were written against: its files move between versions.
-VERSION = (3, 11)
 CATEGORIES = ("topic", "architecture", "semantic")
-#: The symbol set's own category: it is scored by the definition at 1 too.
+#: The symbol sets' own category: it is scored by the definition at 1 too.
 SYMBOL = "symbol"
 HALVES = ("tune", "check")
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """A large repository: its name, what it is, how its tree is laid out, its question sets
+    (name -> folder of `{name}*.json` files) and where its results go."""
+
+    name: str
+    description: str
+    tree: Callable[[Path], Path]
+    questions: dict[str, Path]
+    results: str
+
+
+CORPORA = {
+    "cpython-lib": Corpus(
+        "cpython-lib",
+        f"the Python {PYTHON_VERSION[0]}.{PYTHON_VERSION[1]} standard library",
+        stdlib_tree,
+        {
+            # As written, each asked tersely (3-7 words, as typed into a search box: "log
+            # record formatting", written blind from the first by a third reader), and names
+            # defined in more than one file (`Template`, `asyncio.Queue`), each with its
+            # primary definition as the target, written blind by another reader.
+            "full": QUERIES_DIR / "large",
+            "terse": QUERIES_DIR / "large-terse",
+            "symbols": QUERIES_DIR / "large-symbols",
+        },
+        "quality_large.json",
+    ),
+    "rails": Corpus(
+        "rails",
+        f"Ruby on Rails {RAILS_VERSION}'s six core gems",
+        rails_tree,
+        {"full": QUERIES_DIR / "rails-topics", "symbols": QUERIES_DIR / "rails-symbols"},
+        "quality_large_rails.json",
+    ),
+}
+#: The standard library's question sets, as they were first named.
+QUESTIONS = {name: CORPORA["cpython-lib"].questions[name] for name in ("full", "terse")}
+SYMBOLS = CORPORA["cpython-lib"].questions["symbols"]
 
 #: Each mode scored: `Index.search`'s options.
 MODES: dict[str, dict[str, str]] = {
@@ -68,23 +106,6 @@ MODES: dict[str, dict[str, str]] = {
 }
 
 
-def stdlib_tree(root: Path) -> Path:
-    """`root` holding a copy of the running interpreter's standard library (copied once)."""
-    if sys.version_info[:2] != VERSION:
-        raise SystemExit(
-            f"the questions are about Python {VERSION[0]}.{VERSION[1]}'s standard library;"
-            f" this is Python {sys.version_info[0]}.{sys.version_info[1]}"
-        )
-    if not root.is_dir():
-        shutil.copytree(
-            sysconfig.get_paths()["stdlib"], root, symlinks=True,
-            ignore=shutil.ignore_patterns(
-                "site-packages", "__pycache__", "lib-dynload", "config-*", "*.pyc"
-            ),
-        )
-    return root
-
-
 def half_of(query_id: str) -> str:
     """The half a question belongs to, by its number (`cpy-a07`: 7): odd tunes, even checks."""
     number = int(query_id.rsplit("-", 1)[1][1:])
@@ -94,12 +115,13 @@ def half_of(query_id: str) -> str:
 def load_questions(directory: Path = QUESTIONS["full"]) -> list[RepoQuery]:
     """Every question of `directory`'s files, in file and id order."""
     questions = []
-    for path in sorted(directory.glob(f"{NAME}*.json")):
+    for path in sorted(directory.glob("*.json")):
+        name = json.loads(path.read_text())["repo"]
         for raw in json.loads(path.read_text())["queries"]:
             targets = tuple(
                 Target(t["path"], t.get("start_line"), t.get("end_line")) for t in raw["targets"]
             )
-            questions.append(RepoQuery(raw["id"], NAME, raw["category"], raw["text"], targets,
+            questions.append(RepoQuery(raw["id"], name, raw["category"], raw["text"], targets,
                                        duplicate=bool(raw.get("duplicate", False))))
     return questions
 
@@ -139,19 +161,20 @@ def against(
     }
 
 
-def run(index_dir: Path, tree: Path) -> dict[str, Any]:
-    """Index the standard library at `tree` (once, into `index_dir`) and ask it each set."""
+def run(corpus: Corpus, index_dir: Path, tree: Path) -> dict[str, Any]:
+    """Index `corpus`'s tree at `tree` (once, into `index_dir`) and ask it each set."""
     import sharc
     import sharc.vectors
 
-    index = sharc.Index.open(stdlib_tree(tree), index_dir=index_dir)
+    index = sharc.Index.open(corpus.tree(tree), index_dir=index_dir)
     index.update()
     stats = index.stats()
     sets = {name: asked_as(index, load_questions(directory))
-            for name, directory in {**QUESTIONS, "symbols": SYMBOLS}.items()}
+            for name, directory in corpus.questions.items()}
     return {
         "benchmark": "large",
-        "repository": f"the Python {VERSION[0]}.{VERSION[1]} standard library",
+        "corpus": corpus.name,
+        "repository": corpus.description,
         "python": sys.version.split()[0],
         "date": dt.date.today().isoformat(),
         "git": git_commit(),
@@ -187,13 +210,18 @@ def asked_as(index: Any, questions: Sequence[RepoQuery]) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=RESULTS / "quality_large.json")
-    parser.add_argument("--index-dir", type=Path,
-                        default=data_dir() / "index-cache" / "large" / NAME)
-    parser.add_argument("--tree", type=Path, default=data_dir() / "large" / NAME)
+    parser.add_argument("--corpus", choices=sorted(CORPORA), default="cpython-lib")
+    parser.add_argument("--out", type=Path, help="default: results/<the corpus's file>")
+    parser.add_argument("--index-dir", type=Path, help="default: index-cache/large/<corpus>")
+    parser.add_argument("--tree", type=Path, help="default: data/large/<corpus>")
     args = parser.parse_args(argv)
-    result = run(args.index_dir, args.tree)
-    args.out.write_text(json.dumps(result, indent=1) + "\n")
+    corpus = CORPORA[args.corpus]
+    result = run(
+        corpus,
+        args.index_dir or data_dir() / "index-cache" / "large" / corpus.name,
+        args.tree or data_dir() / "large" / corpus.name,
+    )
+    (args.out or RESULTS / corpus.results).write_text(json.dumps(result, indent=1) + "\n")
     json.dump({name: {half: entry["modes"] for half, entry in asked["halves"].items()}
                for name, asked in result["sets"].items()}, sys.stdout, indent=1)
     print()

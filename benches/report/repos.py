@@ -379,35 +379,53 @@ LARGE_MODE_LABELS = {
 
 
 def large_lines(results: Path) -> list[str]:
-    """Questions in words about one large repository (`quality_large.json`), as written and
-    asked tersely, and the names it defines in more than one file."""
-    data = load("quality_large.json", results)
-    if not data:
-        return []
+    """Questions about the large repositories (`quality_large*.json`): the standard library's
+    in words, as written and asked tersely, and each corpus's names defined more than once."""
+    lines: list[str] = []
+    for name in ("quality_large.json", "quality_large_rails.json"):
+        data = load(name, results)
+        if data:
+            lines += _large_corpus_lines(data)
+    return ["### Large repositories", "", *lines] if lines else []
+
+
+def _large_corpus_lines(data: dict[str, Any]) -> list[str]:
     index, sets = data["index"], dict(data["sets"])
     symbols = sets.pop("symbols", None)
     categories = ("topic", "architecture", "semantic")
     full = sets["full"]["halves"]
     searched = ("through the HNSW graph" if index["chunks"] > index["exact_threshold"]
                 else "exactly")
+    asked = sum(h["queries"] for h in full.values())
+    corpus = data.get("corpus", "cpython-lib")
+    command = "`python -m benches.quality.large" + (
+        f" --corpus {corpus}`" if corpus != "cpython-lib" else "`")
+    if corpus == "cpython-lib":
+        sets_text = (
+            f" asked {asked} questions in words (`benches/queries/large/`), written by readers"
+            " of the code who ran no search, and each again tersely, in 3-7 words as a search"
+            " box is typed into (\"log record formatting\"; `benches/queries/large-terse/`,"
+            " written blind from the first by a third reader)")
+        size = ("tests included, ", ", more than six times the largest repository above")
+    else:
+        sets_text = (
+            f" asked {asked} questions in words about a topic, an architecture or one method"
+            " (`benches/queries/rails-topics/`), written by a reader of the code who ran no"
+            " search")
+        size = ("`lib/` only, ", "")
     lines = [
-        "### One large repository",
-        "",
-        f"`python -m benches.quality.large`: {data['repository']} ({data['python']}: tests"
-        f" included, {index['files']:,} files, {index['chunks']:,} chunks, more than six times the"
-        f" largest repository above; its vectors searched {searched}) asked"
-        f" {sum(h['queries'] for h in full.values())} questions in words"
-        " (`benches/queries/large/`), written by readers of the code who ran no search, and"
-        " each again tersely, in 3-7 words as a search box is typed into (\"log record"
-        " formatting\"; `benches/queries/large-terse/`, written blind from the first by a third"
-        " reader); odd numbers tune, even numbers check (fixed with the questions). File"
-        " NDCG@10, the mean over questions; with 4 to 8 questions of a category in a half, its"
-        " column moves by 12 to 25 points a question.",
-        "",
-        *table_head(["asked", "half", "mode"], ["NDCG@10", *categories]),
+        f"{command}: {data['repository']} ({data['python']}: " if corpus == "cpython-lib"
+        else f"{command}: {data['repository']} (",
     ]
-    for name, asked in sets.items():
-        for half, entry in asked["halves"].items():
+    lines[0] += (
+        f"{size[0]}{index['files']:,} files, {index['chunks']:,} chunks{size[1]}; its vectors"
+        f" searched {searched}){sets_text}; odd numbers tune, even numbers check (fixed with"
+        " the questions). File NDCG@10, the mean over questions; with 4 to 8 questions of a"
+        " category in a half, its column moves by 12 to 25 points a question."
+    )
+    lines += ["", *table_head(["asked", "half", "mode"], ["NDCG@10", *categories])]
+    for name, asked_set in sets.items():
+        for half, entry in asked_set["halves"].items():
             for mode, summary in entry["modes"].items():
                 cells = " | ".join(
                     f"{summary[c]:.1f}" if c in summary else "" for c in categories
@@ -415,24 +433,35 @@ def large_lines(results: Path) -> list[str]:
                 lines.append(f"| {name} | {half} ({entry['queries']}) |"
                              f" {LARGE_MODE_LABELS.get(mode, mode)} | {summary['all']:.1f} |"
                              f" {cells} |")
-    for name, asked in sets.items():
-        for half, entry in asked["halves"].items():
+    for name, asked_set in sets.items():
+        for half, entry in asked_set["halves"].items():
             overall = {mode: {"all": v["all"]} for mode, v in entry["hybrid_vs"].items()}
             lines += ["", f"Hybrid NDCG@10, {name} questions, {half} half, paired bootstrap: "
                       + _against_arms(overall, LARGE_MODE_LABELS) + "."]
-    return [*lines, "", *(_large_symbol_lines(symbols) if symbols else [])]
+    described = SYMBOL_SET_TEXT.get(corpus, "")
+    return [*lines, "", *(_large_symbol_lines(symbols, described) if symbols else [])]
 
 
-def _large_symbol_lines(symbols: dict[str, Any]) -> list[str]:
-    """The large repository's names defined in more than one file: the definition at 1."""
+#: What each corpus's names defined more than once are, for the report.
+SYMBOL_SET_TEXT = {
+    "cpython-lib": "Names the standard library defines in more than one file ({count}:"
+                   " `Template`, `Popen`, `asyncio.Queue`, `logging.Formatter.format`;"
+                   " `benches/queries/large-symbols/`, written blind by another reader, each"
+                   " with the definition a Python programmer means as its target",
+    "rails": "Names Rails defines or opens in more than one file ({count}:"
+             " `ActiveRecord::Base`, `Template`, `String#truncate`;"
+             " `benches/queries/rails-symbols/`, written blind by another reader, each with the"
+             " definition a Rails programmer means as its target",
+}
+
+
+def _large_symbol_lines(symbols: dict[str, Any], described: str) -> list[str]:
+    """A large repository's names defined in more than one file: the definition at 1."""
     halves = symbols["halves"]
     modes = list(next(iter(halves.values()))["modes"])
     lines = [
-        f"Names the standard library defines in more than one file"
-        f" ({sum(h['queries'] for h in halves.values())}: `Template`, `Popen`, `asyncio.Queue`,"
-        " `logging.Formatter.format`; `benches/queries/large-symbols/`, written blind by"
-        " another reader, each with the definition a Python programmer means as its target;"
-        " odd numbers tune, even numbers check): the share whose first result is that"
+        described.format(count=sum(h["queries"] for h in halves.values()))
+        + "; odd numbers tune, even numbers check): the share whose first result is that"
         " definition.",
         "",
         *table_head(["half"], [LARGE_MODE_LABELS.get(mode, mode) for mode in modes]),
