@@ -68,12 +68,20 @@ fn classify<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {
     }
 }
 
-/// Whether a module's body defines a method among its own statements (`def`, `def self.`).
+/// Whether a module's body defines a method among its own statements (`def`, `def self.`),
+/// or in its `class << self` block: `ActiveSupport::Notifications` is a module whose functions
+/// (`publish`, `subscribe`) are all defined there.
 fn defines_methods(body: Node) -> bool {
     let mut cursor = body.walk();
     let found = body
         .named_children(&mut cursor)
-        .any(|child| matches!(child.kind(), "method" | "singleton_method"));
+        .any(|child| match child.kind() {
+            "method" | "singleton_method" => true,
+            "singleton_class" => child
+                .child_by_field_name("body")
+                .is_some_and(defines_methods),
+            _ => false,
+        });
     found
 }
 

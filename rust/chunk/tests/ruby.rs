@@ -40,6 +40,43 @@ fn a_ruby_module_that_defines_methods_is_read_as_a_class() {
 }
 
 #[test]
+fn a_ruby_module_whose_functions_are_in_class_self_is_read_as_a_class() {
+    // `ActiveSupport::Notifications`: every function in `class << self`; the module had no
+    // chunk of its own, only the runs of loose lines around its opening line.
+    let ruby = "module ActiveSupport\n  # Instrumentation API.\n  module Notifications\n\
+                \x20   class << self\n      attr_accessor :notifier\n\n      \
+                def publish(name, *args)\n        notifier.publish(name, *args)\n      end\n\
+                \x20   end\n  end\nend\n";
+    let file = chunk_source(
+        "notifications.rb",
+        Language::Ruby,
+        ruby,
+        &ChunkOptions::default(),
+    );
+    assert_well_formed(&file, ruby, 3500);
+    let module = file
+        .chunks
+        .iter()
+        .find(|c| c.fqn == "ActiveSupport.Notifications" && c.symbol == "Notifications")
+        .expect("a chunk for the module");
+    assert_eq!(
+        (module.kind, module.start_line, module.end_line),
+        ("module", 1, 11)
+    );
+    let publish = file
+        .chunks
+        .iter()
+        .find(|c| c.symbol == "publish")
+        .expect("a chunk for the function");
+    assert_eq!(publish.fqn, "ActiveSupport.Notifications.publish");
+    // A module of a module's `class << self` that defines nothing is still a namespace.
+    let ruby = "module Outer\n  class << self\n    attr_reader :x\n  end\n  class Inner\n\
+                \x20   def run\n    end\n  end\nend\n";
+    let file = chunk_source("outer.rb", Language::Ruby, ruby, &ChunkOptions::default());
+    assert!(!file.chunks.iter().any(|c| c.symbol == "Outer"));
+}
+
+#[test]
 fn a_doc_comment_under_a_namespace_line_documents_the_first_member() {
     // The namespace's opening line joins the `require` run before it; the comment under it
     // (outside the module's body node in Ruby) went with it, away from the class it documents.
