@@ -275,6 +275,24 @@ def _python_library(root: Path) -> None:
         "subprocess.py": "class Popen:\n" + "".join(
             f"    OPTION_{n} = {n}  # the option numbered {n}\n" for n in range(400)
         ),
+        # attrs' shape: the public package only declares what a private module implements.
+        "attrs/_make.py": (
+            "def evolve(inst, **changes):\n    cls = inst.__class__\n"
+            "    changes.update(fields(cls))\n    return cls(**changes)\n"
+        ),
+        "attrs/__init__.pyi": (
+            "# evolve: evolve a copy, as evolve does\n"
+            "def evolve(inst: _T, **changes: Any) -> _T: ...\n"
+            "# asdict, asdict: a dict of the fields, like asdict\n"
+            "def asdict(\n    inst: Any,\n    recurse: bool = ...,\n    filter: Any = ...,\n"
+            "    dict_factory: Any = ...,\n    retain_collection_types: bool = ...,\n"
+            ") -> dict[str, Any]: ...\n"
+        ),
+        "attrs/_funcs.py": (
+            "def asdict(inst, recurse=True):\n    out = {}\n"
+            "    for name in fields(inst):\n        out[name] = getattr(inst, name)\n"
+            "    return out\n"
+        ),
         "logging/__init__.py": (
             "class Formatter:\n    def format(self, record):\n        return str(record)\n"
         ),
@@ -302,6 +320,8 @@ def test_of_a_python_name_defined_twice_the_public_current_whole_one_comes_first
 
     assert first("Template") == ("text.py", 1)  # not the deprecated module's
     assert first("IOBase") == ("io.py", 1)  # not the private module's
+    assert first("evolve") == ("attrs/_make.py", 1)  # a body, not the public stub
+    assert first("asdict") == ("attrs/_funcs.py", 1)  # however long the stub's signature
     assert first("Distribution") == ("metadata.py", 1)  # not the deprecated package's
     # The 400-line class the chunker cut into parts is larger than the 150-line one, though
     # its first part is not.

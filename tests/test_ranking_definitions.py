@@ -429,7 +429,11 @@ def test_an_import_names_the_file_whose_path_ends_with_its_module_path() -> None
 
 
 def test_a_python_module_named_with_one_underscore_is_private_to_its_package() -> None:
-    from sharc.ranking.modules import in_private_module
+    from sharc.ranking.modules import declares_only, in_private_module
+
+    assert declares_only("src/attr/__init__.pyi") and declares_only("types/index.d.ts")
+    assert declares_only("lib/index.d.mts")
+    assert not declares_only("src/attr/__init__.py") and not declares_only("src/odd.ts")
 
     assert in_private_module("_pyio.py")
     assert in_private_module("tomllib/_parser.py")
@@ -486,5 +490,6 @@ def test_a_definition_in_a_deprecated_package_or_private_module_follows_the_publ
     assert facts["legacy/dist.py::Distribution"].deprecated
     assert facts["legacy/dist.py::Distribution"].lines == 1400
     assert not facts["meta.py::Distribution"].deprecated
-    assert facts["_pyio.py::IOBase"].restricted and not facts["io.py::IOBase"].restricted
+    assert facts["_pyio.py::IOBase"].internal and not facts["io.py::IOBase"].internal
+    assert not facts["_pyio.py::IOBase"].restricted  # no demotion: after a body, see below
     assert not facts["text.py::Template"].deprecated

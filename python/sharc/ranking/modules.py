@@ -1,8 +1,10 @@
-"""What a Python definition's module says of everything in it: kept to its package (a module
-named with one leading underscore) or deprecated (it warns so when it is imported). Of several
-definitions of one name, these come after the public, current one: `io.IOBase` before the
+"""What a definition's module says of everything in it: kept to its package (a Python module
+named with one leading underscore), deprecated (a Python module that warns so when it is
+imported), or declarations only (a `.pyi` or `.d.ts` stub). Of several definitions of one
+name, these come after the public, current, implemented one: `io.IOBase` before the
 pure-Python twin in `_pyio.py`, `string.Template` before the one of the deprecated `pipes`,
-`importlib.metadata.Distribution` before the one of the deprecated `distutils` package.
+`importlib.metadata.Distribution` before the one of the deprecated `distutils` package, and
+attrs' `asdict` in `_funcs.py` before its declaration in `__init__.pyi`.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import re
 from collections.abc import Iterable
 from typing import Protocol
 
+#: Files of declarations only: type stubs, whose every definition stands in for code elsewhere.
+_DECLARATIONS_ONLY = re.compile(r"\.(pyi|d\.[cm]?ts)$")
 #: A statement at a module's top level that warns on import: `warnings.warn(...)`,
 #: `warn(...)`, `warnings._deprecated(__name__, ...)`, `_deprecated(...)` (CPython's helper).
 _TOP_LEVEL_WARNING = re.compile(r"^(?:warnings\.)?(_deprecated|warn)\(", re.MULTILINE)
@@ -31,11 +35,17 @@ def in_private_module(path: str) -> bool:
     """Whether a Python file is a module its package keeps to itself: its name, or the name of
     a package it lies in, begins with one underscore (`_pyio.py`, `tomllib/_parser.py`,
     `importlib/_bootstrap_external.py`; not `__init__.py` or `__main__.py`). What it defines
-    is reached through a public module, which defines the same name where both do (`io` and
-    its pure-Python twin `_pyio`): like Rust's `pub(crate)`, it comes after the public one."""
+    is reached through a public module, which defines the same name where both implement it
+    (`io` and its pure-Python twin `_pyio`): there the public one comes first."""
     parts = path.split("/")
     parts[-1] = parts[-1].split(".", 1)[0]
     return any(part.startswith("_") and not part.startswith("__") for part in parts)
+
+
+def declares_only(path: str) -> bool:
+    """Whether a file holds declarations and no code: a Python type stub (`__init__.pyi`) or a
+    TypeScript declaration file (`index.d.ts`), however long a declaration in it is."""
+    return _DECLARATIONS_ONLY.search(path) is not None
 
 
 def warns_deprecated(code: str) -> bool:

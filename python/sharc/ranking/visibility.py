@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import NamedTuple, Protocol
 
 from sharc.ranking.built_upon import ImportRow, built_upon
-from sharc.ranking.modules import deprecated_modules, in_private_module
+from sharc.ranking.modules import declares_only, deprecated_modules, in_private_module
 
 #: Words that, before a definition's name on its line, make it private to its file, module or
 #: type.
@@ -95,6 +95,10 @@ class DefinitionFacts(NamedTuple):
     #: The lines the whole definition spans, every part the chunker cut it into counted
     #: (0: not read; its chunk's own lines stand for it).
     lines: int = 0
+    #: In a Python module its package keeps to itself (`_pyio.py`, `tomllib/_parser.py`;
+    #: `sharc.ranking.modules.in_private_module`): of two definitions with a body, the one in
+    #: the public module comes first; a public module's stub (`__init__.pyi`) does not.
+    internal: bool = False
 
 
 def definition_finder(
@@ -122,17 +126,16 @@ def definition_finder(
             restricted = declared_restricted(language, symbol, code)
             if language == "rust":
                 private, restricted = rust_reach(chunk_id, header, private, restricted)
-            elif language == "python":
-                restricted = restricted or in_private_module(_path_of(chunk_id))
             found[chunk_id] = DefinitionFacts(
                 private=private,
                 class_level=class_level(language, symbol, header, code),
                 restricted=restricted,
                 deprecated=declared_deprecated(symbol, code) or _path_of(chunk_id) in retired,
-                stub=stands_in(language, symbol, code),
+                stub=stands_in(language, symbol, code) or declares_only(_path_of(chunk_id)),
                 undeclared=bool(symbol) and _declaring_line(symbol, code) is None,
                 keyword_declared=bool(symbol) and declared_with_keyword(symbol, code),
                 lines=spans.get(chunk_id, 0),
+                internal=language == "python" and in_private_module(_path_of(chunk_id)),
             )
         return _with_foundations(source, found, symbols)
 
