@@ -116,9 +116,12 @@ def definition_finder(
         found = {}
         symbols: dict[str, str] = {}
         rows = source.definitions_among(chunk_ids, names)
-        spans = source.definition_lines([row[0] for row in rows])
+        # What other chunks tell (a definition's parts, its module's top level) is read only
+        # where it tells definitions apart.
+        apart = _told_apart(rows)
+        spans = source.definition_lines([row[0] for row in apart])
         retired = deprecated_modules(
-            source, [_path_of(row[0]) for row in rows if row[1] == "python"]
+            source, [_path_of(row[0]) for row in apart if row[1] == "python"]
         )
         for chunk_id, language, symbol, header, code in rows:
             symbols[chunk_id] = symbol
@@ -140,6 +143,18 @@ def definition_finder(
         return _with_foundations(source, found, symbols)
 
     return defines
+
+
+def _told_apart(
+    rows: Sequence[tuple[str, str, str, str, str]],
+) -> list[tuple[str, str, str, str, str]]:
+    """The rows (`definitions_among`) of symbols defined in several files, but not in more
+    than `MISSED_DEFINITIONS`: a common name's definitions (`__init__`, `run`) are left to
+    the arms' scores."""
+    files: dict[str, set[str]] = {}
+    for row in rows:
+        files.setdefault(row[2], set()).add(_path_of(row[0]))
+    return [row for row in rows if 1 < len(files[row[2]]) <= MISSED_DEFINITIONS]
 
 
 def _with_foundations(
