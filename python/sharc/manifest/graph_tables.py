@@ -248,18 +248,17 @@ class GraphTables:
         return spans
 
     def module_code(self, paths: Iterable[str]) -> dict[str, str]:
-        """The top-level code of each file of `paths` that has any: its `<module>` chunks
-        (`x.py::<module>`, `x.py::<module>#2`, ...) joined in line order."""
+        """The first run of top-level code of each file of `paths` that has one (its
+        `<module>` chunk: imports, and what the module does when imported, above its first
+        definition), in one read."""
         found: dict[str, str] = {}
-        connection = self._db.connection()
-        for path in dict.fromkeys(paths):
-            first = f"{path}::<module>"
-            rows = connection.execute(
-                "SELECT code FROM chunks WHERE id >= ? AND id < ? ORDER BY start_line",
-                (first, f"{first}$"),
-            ).fetchall()
-            if rows:
-                found[path] = "\n".join(_inflated(code) for (code,) in rows)
+        ids = [f"{path}::<module>" for path in dict.fromkeys(paths)]
+        for batch in _batches(ids):
+            rows = self._db.connection().execute(
+                f"SELECT path, code FROM chunks WHERE id IN ({', '.join('?' * len(batch))})",
+                batch,
+            )
+            found.update((path, _inflated(code)) for path, code in rows)
         return found
 
     def definitions_by_id(self, chunk_ids: Sequence[str]) -> list[DefinitionRow]:

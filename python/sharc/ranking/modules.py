@@ -26,7 +26,8 @@ _NEXT_STATEMENT = re.compile(r"^[^\s)\]}#]", re.MULTILINE)
 
 
 class ModuleSource(Protocol):
-    """What is read: the code of Python modules' top level (`sharc.manifest.Manifest`)."""
+    """What is read: the first run of Python modules' top-level code, above their first
+    definition, where a module warns on import (`sharc.manifest.Manifest`)."""
 
     def module_code(self, paths: Iterable[str]) -> dict[str, str]: ...
 
