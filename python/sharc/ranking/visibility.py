@@ -114,7 +114,6 @@ def definition_finder(
         if missed:
             chunk_ids = [*chunk_ids, *missed_definitions(source, chunk_ids, names)]
         found = {}
-        symbols: dict[str, str] = {}
         rows = source.definitions_among(chunk_ids, names)
         # What other chunks tell (a definition's parts, its module's top level) is read only
         # where it tells definitions apart.
@@ -124,7 +123,6 @@ def definition_finder(
             source, [_path_of(row[0]) for row in apart if row[1] == "python"]
         )
         for chunk_id, language, symbol, header, code in rows:
-            symbols[chunk_id] = symbol
             private = declared_private(language, symbol, code)
             restricted = declared_restricted(language, symbol, code)
             if language == "rust":
@@ -140,7 +138,7 @@ def definition_finder(
                 lines=spans.get(chunk_id, 0),
                 internal=language == "python" and in_private_module(_path_of(chunk_id)),
             )
-        return _with_foundations(source, found, symbols)
+        return _with_foundations(source, found, apart)
 
     return defines
 
@@ -158,18 +156,19 @@ def _told_apart(
 
 
 def _with_foundations(
-    source: DefinitionSource, found: dict[str, DefinitionFacts], symbols: dict[str, str]
+    source: DefinitionSource,
+    found: dict[str, DefinitionFacts],
+    apart: Sequence[tuple[str, str, str, str, str]],
 ) -> dict[str, DefinitionFacts]:
     """`found` with `built_upon` set for the definitions whose file the file of another
-    definition of the same symbol imports (read for symbols defined in several files, but not
-    in more than `MISSED_DEFINITIONS`: a common name's files import each other for other
-    reasons)."""
+    definition of the same symbol imports (read for the symbols `_told_apart`: a common
+    name's files import each other for other reasons)."""
     files: dict[str, set[str]] = {}
-    for chunk_id, symbol in symbols.items():
+    for chunk_id, _, symbol, _, _ in apart:
         files.setdefault(symbol, set()).add(_path_of(chunk_id))
-    shared = [paths for paths in files.values() if 1 < len(paths) <= MISSED_DEFINITIONS]
-    if not shared:
+    if not files:
         return found
+    shared = list(files.values())
     imports = source.references_of_paths(sorted(set().union(*shared)), ("import",))
     upon = set().union(*(built_upon(paths, imports) for paths in shared))
     return {
