@@ -493,3 +493,12 @@ def test_a_definition_in_a_deprecated_package_or_private_module_follows_the_publ
     assert facts["_pyio.py::IOBase"].internal and not facts["io.py::IOBase"].internal
     assert not facts["_pyio.py::IOBase"].restricted  # no demotion: after a body, see below
     assert not facts["text.py::Template"].deprecated
+    # A name only a private module implements (a public stub declares it) is not internal:
+    # against another project's or language's definition of it, nothing says it is less meant.
+    rows = [("attr/_next_gen.py::define", "python", "define", "", "def define(cls):\n"
+             "    return cls\n"),
+            ("attr/__init__.pyi::define", "python", "define", "", "def define(cls): ...\n"),
+            ("lib/types.ex::Types.define", "elixir", "define", "", "def define(m) do\n  m\nend\n")]
+    facts = definition_finder(Library(rows))([row[0] for row in rows], ["define"])
+    assert not facts["attr/_next_gen.py::define"].internal
+    assert facts["attr/__init__.pyi::define"].stub

@@ -138,7 +138,7 @@ def definition_finder(
                 lines=spans.get(chunk_id, 0),
                 internal=language == "python" and in_private_module(_path_of(chunk_id)),
             )
-        return _with_foundations(source, found, apart)
+        return _with_foundations(source, _internal_beside_public(found, apart), apart)
 
     return defines
 
@@ -153,6 +153,25 @@ def _told_apart(
     for row in rows:
         files.setdefault(row[2], set()).add(_path_of(row[0]))
     return [row for row in rows if 1 < len(files[row[2]]) <= MISSED_DEFINITIONS]
+
+
+def _internal_beside_public(
+    found: dict[str, DefinitionFacts], apart: Sequence[tuple[str, str, str, str, str]]
+) -> dict[str, DefinitionFacts]:
+    """`found` with `internal` kept only where a public Python module implements the same name
+    too (`io.IOBase` beside `_pyio.IOBase`): a name only a private module implements (attrs'
+    `define`, declared in a public stub) is no less the one meant than another project's or
+    another language's definition of it."""
+    symbols = {chunk_id: symbol for chunk_id, _, symbol, _, _ in apart}
+    public = {
+        symbol for chunk_id, language, symbol, _, _ in apart
+        if language == "python" and not found[chunk_id].internal and not found[chunk_id].stub
+    }
+    return {
+        chunk_id: facts._replace(internal=False)
+        if facts.internal and symbols.get(chunk_id) not in public else facts
+        for chunk_id, facts in found.items()
+    }
 
 
 def _with_foundations(
