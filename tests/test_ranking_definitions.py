@@ -233,7 +233,7 @@ class _Declarations:
     def definition_lines(self, chunk_ids: Sequence[str]) -> dict[str, int]:
         return {}  # each chunk's own lines stand for its definition
 
-    def module_code(self, paths: Iterable[str]) -> dict[str, str]:
+    def module_preambles(self, paths: Iterable[str]) -> dict[str, str]:
         return {}
 
     def definitions_named(self, names: Sequence[str]) -> list[DefinitionRow]:
@@ -472,7 +472,7 @@ def test_a_module_that_only_mentions_a_deprecation_is_not_deprecated(code: str) 
 
 def test_a_definition_in_a_deprecated_package_or_private_module_follows_the_public_one() -> None:
     class Library(_Declarations):
-        def module_code(self, paths: Iterable[str]) -> dict[str, str]:
+        def module_preambles(self, paths: Iterable[str]) -> dict[str, str]:
             code = {"legacy/__init__.py": "import warnings\nwarnings.warn('gone', "
                                           "DeprecationWarning)\n",
                     "text.py": "import re\n"}

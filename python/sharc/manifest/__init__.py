@@ -233,8 +233,8 @@ class Manifest:
     def definition_lines(self, chunk_ids: Sequence[str]) -> dict[str, int]:
         return self._graph.definition_lines(chunk_ids)
 
-    def module_code(self, paths: Iterable[str]) -> dict[str, str]:
-        return self._graph.module_code(paths)
+    def module_preambles(self, paths: Iterable[str]) -> dict[str, str]:
+        return self._graph.module_preambles(paths)
 
     # -- chunks (`sharc.manifest.chunk_table`) ---------------------------------------------
 

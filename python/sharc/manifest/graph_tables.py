@@ -247,7 +247,7 @@ class GraphTables:
                 spans[chunk_id] = end - start + 1
         return spans
 
-    def module_code(self, paths: Iterable[str]) -> dict[str, str]:
+    def module_preambles(self, paths: Iterable[str]) -> dict[str, str]:
         """The first run of top-level code of each file of `paths` that has one (its
         `<module>` chunk: imports, and what the module does when imported, above its first
         definition), in one read."""

@@ -29,7 +29,7 @@ class ModuleSource(Protocol):
     """What is read: the first run of Python modules' top-level code, above their first
     definition, where a module warns on import (`sharc.manifest.Manifest`)."""
 
-    def module_code(self, paths: Iterable[str]) -> dict[str, str]: ...
+    def module_preambles(self, paths: Iterable[str]) -> dict[str, str]: ...
 
 
 def in_private_module(path: str) -> bool:
@@ -68,7 +68,7 @@ def deprecated_modules(source: ModuleSource, paths: Iterable[str]) -> set[str]:
     if not paths:
         return set()
     packages = {path: _packages_of(path) for path in paths}
-    code = source.module_code(sorted(paths.union(*packages.values())))
+    code = source.module_preambles(sorted(paths.union(*packages.values())))
     warned = {path for path, text in code.items() if warns_deprecated(text)}
     return {path for path in paths if path in warned or not warned.isdisjoint(packages[path])}
 
