@@ -1,6 +1,7 @@
 //! C and C++: functions (out-of-class definitions qualified by their class), classes and
-//! structs with methods, namespaces, enums, and structs and typedefs with bodies.
-//! Preprocessor conditionals and `extern "C"` blocks are looked through.
+//! structs with methods (a class defined inside another one too), namespaces, enums, and
+//! structs and typedefs with bodies. Preprocessor conditionals and `extern "C"` blocks are
+//! looked through; text tree-sitter misreads is read again first (`c_reparse`).
 
 use tree_sitter::Node;
 
@@ -32,6 +33,10 @@ const RECORDS: &[&str] = &[
     "class_specifier",
 ];
 
+/// The records a class may define inside its body with a chunk of their own (a nested
+/// enum stays in its class's chunk, as its fields do).
+const NESTED_RECORDS: &[&str] = &["struct_specifier", "union_specifier", "class_specifier"];
+
 /// C's and C++'s node kinds; Objective-C falls back to it.
 pub(crate) fn classify<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {
     match node.kind() {
@@ -61,6 +66,19 @@ pub(crate) fn classify<'t>(node: Node<'t>, source: &Source, context: Context) ->
             });
             inner.last().map_or(Role::Code, Role::Wrap)
         }
+        // A class written inside another one: `class InnerIterator { ... };` in a class's
+        // body is a member declaration whose type is the class.
+        "field_declaration" => match node.child_by_field_name("type") {
+            Some(record)
+                if NESTED_RECORDS.contains(&record.kind())
+                    && record.child_by_field_name("name").is_some()
+                    && record.child_by_field_name("body").is_some()
+                    && node.child_by_field_name("declarator").is_none() =>
+            {
+                Role::Wrap(record)
+            }
+            _ => Role::Code,
+        },
         "class_specifier" => record(node, source, "class"),
         "struct_specifier" => record(node, source, "struct"),
         "union_specifier" => record(node, source, "union"),

@@ -15,10 +15,13 @@
 //! errors. After `class` or a parameter list the macro becomes spaces; leading a declaration
 //! it becomes `inline` (padded), a specifier the declaration may carry, so the declaration
 //! still starts where the macro does and its chunk keeps it. The chunker slices chunk text
-//! from the original source, so every chunk shows the file as written.
+//! from the original source, so every chunk shows the file as written. A file that still has
+//! errors is read once more with its conditionals that split a declaration straightened
+//! (`c_conditionals`).
 
 use tree_sitter::Tree;
 
+use super::c_conditionals::split_conditionals;
 use crate::parse::{error_weight, reparse_edited};
 
 use crate::lang::Language;
@@ -59,9 +62,8 @@ const SPECIFIERS: &[&str] = &["inline", "const"];
 const RECORDS: &[&str] = &["class", "struct", "union", "enum"];
 
 /// The tree of a `.h` header and the grammar it is in: `tree` (parsed as C) when it has no
-/// errors; otherwise the one with the fewest errors of the C and C++ trees, each with its
-/// attribute-like macros blanked when that reads better (`blank_attribute_macros`), C on a
-/// tie. `parse` parses text in a grammar.
+/// errors; otherwise the one with the fewest errors of the C and C++ trees, each read again
+/// when that reads better (`straighten`), C on a tie. `parse` parses text in a grammar.
 pub(crate) fn header_tree(
     text: &str,
     tree: Tree,
@@ -71,7 +73,7 @@ pub(crate) fn header_tree(
         return (tree, Language::C);
     }
     let best_of = |tree: Tree, grammar: Language| {
-        blank_attribute_macros(text, &tree, |source| parse(grammar, source)).unwrap_or(tree)
+        straighten(text, &tree, |source| parse(grammar, source)).unwrap_or(tree)
     };
     let c = best_of(tree, Language::C);
     if !c.root_node().has_error() {
@@ -85,30 +87,68 @@ pub(crate) fn header_tree(
     }
 }
 
-/// A tree with the attribute-like macros of `text` blanked, when `tree` has errors and the
-/// blanked text parses with fewer; None otherwise. `parse` parses the file's language.
-pub(crate) fn blank_attribute_macros(
+/// A tree of `text` read better, when `tree` has errors: with its attribute-like macros
+/// blanked, then with its conditionals that split a declaration straightened too
+/// (`c_conditionals`); the one with the fewest errors, when fewer than `tree`'s. None
+/// otherwise. `parse` parses the file's language.
+pub(crate) fn straighten(
     text: &str,
     tree: &Tree,
     parse: impl Fn(&str) -> Option<Tree>,
 ) -> Option<Tree> {
-    reparse_edited(text, tree, parse, |bytes| {
-        let ranges = attribute_macros(text);
-        for &(start, end, place) in &ranges {
-            bytes[start..end].fill(b' ');
-            if place == Place::Statement {
-                bytes[start] = b';';
-            }
-            if place == Place::Declaration {
-                let specifier = SPECIFIERS
-                    .iter()
-                    .find(|s| s.len() <= end - start)
-                    .unwrap_or(&"");
-                bytes[start..start + specifier.len()].copy_from_slice(specifier.as_bytes());
-            }
+    if !tree.root_node().has_error() {
+        return None;
+    }
+    let macros = attribute_macros(text);
+    let conditionals = split_conditionals(text);
+    let macros_only = |bytes: &mut [u8]| {
+        blank_macros(bytes, &macros);
+        !macros.is_empty()
+    };
+    let macros_and_conditionals = |bytes: &mut [u8]| {
+        blank_macros(bytes, &macros);
+        for range in &conditionals {
+            blank(&mut bytes[range.clone()]);
         }
-        !ranges.is_empty()
-    })
+        !conditionals.is_empty()
+    };
+    let with_macros = reparse_edited(text, tree, &parse, macros_only);
+    if with_macros
+        .as_ref()
+        .is_some_and(|better| !better.root_node().has_error())
+    {
+        return with_macros;
+    }
+    let best = with_macros.as_ref().unwrap_or(tree);
+    match reparse_edited(text, best, &parse, macros_and_conditionals) {
+        Some(straightened) => Some(straightened),
+        None => with_macros,
+    }
+}
+
+/// Overwrite the macros at `ranges`: spaces, `;` for a statement, a specifier leading a
+/// declaration.
+fn blank_macros(bytes: &mut [u8], ranges: &[(usize, usize, Place)]) {
+    for &(start, end, place) in ranges {
+        bytes[start..end].fill(b' ');
+        if place == Place::Statement {
+            bytes[start] = b';';
+        }
+        if place == Place::Declaration {
+            let specifier = SPECIFIERS
+                .iter()
+                .find(|s| s.len() <= end - start)
+                .unwrap_or(&"");
+            bytes[start..start + specifier.len()].copy_from_slice(specifier.as_bytes());
+        }
+    }
+}
+
+/// Spaces over `bytes`, their newlines kept so every line keeps its number.
+fn blank(bytes: &mut [u8]) {
+    for byte in bytes.iter_mut().filter(|byte| **byte != b'\n') {
+        *byte = b' ';
+    }
 }
 
 /// The byte ranges of all-caps identifiers that stand where an attribute macro would, and
@@ -126,7 +166,9 @@ fn attribute_macros(text: &str) -> Vec<(usize, usize, Place)> {
         continued = directive && line.trim_end().ends_with('\\');
         if !directive {
             // `TEST_SETUP(Group)` over a `{` line is a function's head, not a lone invocation.
-            scanner.block_follows = text[line_end..].trim_start().starts_with('{');
+            let next_line = text[line_end..].trim_start();
+            scanner.block_follows = next_line.starts_with('{');
+            scanner.name_on_next_line = starts_with_a_name(next_line);
             scanner.line(line, line_start);
         }
         line_start = line_end + 1;
@@ -164,6 +206,8 @@ struct Scanner {
     line_start: bool,
     /// The next line that is not blank opens a block.
     block_follows: bool,
+    /// The next line that is not blank starts with a name (`Index rows() const`).
+    name_on_next_line: bool,
 }
 
 impl Scanner {
@@ -232,9 +276,12 @@ impl Scanner {
     /// (`void swap(logger &other) SPDLOG_NOEXCEPT;`).
     fn word(&mut self, word: &str, rest: &str) -> Option<Place> {
         let next = rest.bytes().next();
-        let name_follows = next.is_some_and(|b| b.is_ascii_alphabetic() || b == b'_' || b == b'~');
-        let end_follows = next.is_none_or(|b| matches!(b, b';' | b'{' | b'=' | b':' | b'-'));
         let line_start = std::mem::take(&mut self.line_start);
+        // The last of a line's macros leads a declaration written on the next line:
+        // `EIGEN_DEVICE_FUNC EIGEN_STRONG_INLINE` over `Derived& operator=(...)`.
+        let name_follows = next.is_some_and(|b| b.is_ascii_alphabetic() || b == b'_' || b == b'~')
+            || (next.is_none() && !line_start && self.leading && self.name_on_next_line);
+        let end_follows = next.is_none_or(|b| matches!(b, b';' | b'{' | b'=' | b':' | b'-'));
         let place = if !is_macro_name(word) {
             None
         } else if self.after_record && name_follows {
@@ -265,6 +312,20 @@ impl Scanner {
         self.after_parameters = self.after_parameters && QUALIFIERS.contains(&word);
         None
     }
+}
+
+/// Whether `text` starts with a name that may begin a declaration: not an access label
+/// (`public:`) or a statement's keyword.
+fn starts_with_a_name(text: &str) -> bool {
+    let end = text
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(text.len());
+    let word = &text[..end];
+    !word.is_empty()
+        && !word.as_bytes()[0].is_ascii_digit()
+        && !matches!(word, "public" | "private" | "protected")
+        && !STATEMENT_WORDS.contains(&word)
+        && !NOT_DECLARATORS.contains(&word)
 }
 
 /// Words after which a name and `(` make a statement, not a function's declaration.
@@ -396,6 +457,26 @@ int MY_API logger::~logger();"
             .len(),
             1
         );
+    }
+
+    #[test]
+    fn the_last_macro_of_a_line_leads_the_declaration_on_the_next() {
+        assert_eq!(
+            blanked("    EIGEN_DEVICE_FUNC EIGEN_STRONG_INLINE\n    Derived& setZero();"),
+            ["EIGEN_DEVICE_FUNC", "EIGEN_STRONG_INLINE"]
+        );
+        assert_eq!(
+            blanked("    inline EIGEN_DEVICE_FUNC\n    Select(const Cond& c);"),
+            ["EIGEN_DEVICE_FUNC"]
+        );
+        // Alone on its line it stands for a statement, as before; a label or a statement
+        // on the next line is no declaration.
+        assert_eq!(
+            attribute_macros("    Q_OBJECT\n    int x;")[0].2,
+            Place::Statement
+        );
+        assert!(blanked("    int x = SIZE_A SIZE_B\n    return x;").is_empty());
+        assert_eq!(blanked("  MY_EXPORT MY_MACRO\n  public:"), ["MY_EXPORT"]);
     }
 
     #[test]

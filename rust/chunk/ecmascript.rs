@@ -214,8 +214,6 @@ fn test_call<'t>(call: Node<'t>, source: &Source) -> Role<'t> {
     }
 }
 
-/// A function or class bound to a name: `const f = () => {}`, `export default class {}`.
-
 /// A TypeScript namespace (or `declare module`) that defines functions or values itself reads
 /// as a class does: one chunk with its doc comment, opening line, loose code and a line per
 /// member, where `Validation` is found by its name. One of types, classes and namespaces only

@@ -65,6 +65,7 @@
 //! `fuzz/` checks all of this on generated hostile inputs for every grammar.
 
 mod bash;
+mod c_conditionals;
 mod c_family;
 mod c_reparse;
 mod class;
@@ -135,7 +136,7 @@ pub use types::{ChunkOptions, FileChunks};
 /// any language (a new grammar or chunker included). An index made under another number reads
 /// every file again on its next update and replaces the chunks that changed; a chunk whose
 /// text stayed the same keeps its vector.
-const RULES: u32 = 21;
+const RULES: u32 = 22;
 
 /// The identifier of this chunker, stored by an index with its chunks.
 pub fn version() -> String {
@@ -372,10 +373,8 @@ fn chunk_text(
     let tree = match language {
         Language::C if path.ends_with(".h") => tree,
         Language::C | Language::Cpp | Language::ObjectiveC => {
-            c_reparse::blank_attribute_macros(&text, &tree, |source| {
-                parse(grammar, source, deadline).ok()
-            })
-            .unwrap_or(tree)
+            c_reparse::straighten(&text, &tree, |source| parse(grammar, source, deadline).ok())
+                .unwrap_or(tree)
         }
         Language::TypeScript | Language::Tsx => {
             ts_reparse::separate_call_signatures(&text, &tree, |source| {

@@ -59,3 +59,144 @@ fn a_header_that_reads_as_cpp_gives_cpp_chunks() {
     let file = chunk_source("point.h", Language::C, c, &ChunkOptions::default());
     assert!(file.chunks.iter().all(|c| c.language == Language::C));
 }
+
+/// The symbols of `file`'s chunks of `kind`.
+fn symbols<'f>(file: &'f FileChunks, kind: &str) -> Vec<&'f str> {
+    file.chunks
+        .iter()
+        .filter(|c| c.kind == kind)
+        .map(|c| c.symbol.as_str())
+        .collect()
+}
+
+#[test]
+fn a_class_whose_head_or_signatures_a_conditional_splits_is_one_class() {
+    // Eigen's `DenseBase` and `Ref`: the base clause differs by branch, and two constructors'
+    // signatures share one body. Tree-sitter reads a directive only between whole items.
+    let source = "namespace Eigen {\n\
+                  template<typename Derived> class DenseBase\n\
+                  #ifndef EIGEN_PARSED_BY_DOXYGEN\n\
+                  \x20 : public DenseCoeffsBase<Derived, accessors_level<Derived>::value>\n\
+                  #else\n\
+                  \x20 : public DenseCoeffsBase<Derived, DirectWriteAccessors>\n\
+                  #endif // not EIGEN_PARSED_BY_DOXYGEN\n\
+                  {\n\
+                  \x20 public:\n\
+                  \x20   EIGEN_DEVICE_FUNC EIGEN_CONSTEXPR\n\
+                  \x20   inline Index nonZeros() const { return size(); }\n\
+                  \x20   template<typename Other>\n\
+                  \x20   EIGEN_DEVICE_FUNC inline Ref(PlainObjectBase<Other>& expr)\n\
+                  \x20   {\n\
+                  \x20     construct(expr);\n\
+                  \x20   }\n\
+                  #ifndef EIGEN_PARSED_BY_DOXYGEN\n\
+                  \x20   template<typename Other>\n\
+                  \x20   EIGEN_DEVICE_FUNC inline Ref(const DenseBase<Other>& expr,\n\
+                  \x20                                int* tag = 0)\n\
+                  #else\n\
+                  \x20   template<typename Other>\n\
+                  \x20   inline Ref(DenseBase<Other>& expr)\n\
+                  #endif\n\
+                  \x20   {\n\
+                  \x20     construct(expr.derived());\n\
+                  \x20   }\n\
+                  \x20   EIGEN_DEVICE_FUNC EIGEN_STRONG_INLINE\n\
+                  \x20   Derived& setZero() { return derived(); }\n\
+                  };\n\
+                  }\n";
+    for (path, language) in [("DenseBase.h", Language::C), ("dense.cpp", Language::Cpp)] {
+        let file = chunk_source(path, language, source, &ChunkOptions::default());
+        assert!(file.syntax_errors.is_empty(), "{:?}", file.syntax_errors);
+        assert_eq!(symbols(&file, "class"), ["DenseBase"], "{}", render(&file));
+        assert_eq!(
+            symbols(&file, "method"),
+            ["nonZeros", "Ref", "Ref#2", "setZero"].map(|name| name.split('#').next().unwrap())
+        );
+        let class = file.chunks.iter().find(|c| c.kind == "class").unwrap();
+        // The branches set aside for the parse are still the class's code.
+        assert!(class
+            .code
+            .contains(": public DenseCoeffsBase<Derived, DirectWriteAccessors>"));
+        if let Err(error) = super::fuzz::covered(&file, source, 3500) {
+            panic!("{error:?}\n{}", render(&file));
+        }
+    }
+}
+
+#[test]
+fn conditionals_between_whole_functions_keep_every_branch() {
+    // The file has an error elsewhere, so it is read again; the conditional around whole
+    // functions stays, and each branch keeps its function.
+    let source = "class SINK_API sink {\n\
+                  public:\n\
+                  \x20   void flush();\n\
+                  };\n\
+                  #ifdef _WIN32\n\
+                  void open_file(const wchar_t *name) { open(name); }\n\
+                  #else\n\
+                  void open_file(const char *name) { open(name); }\n\
+                  #endif\n\
+                  int broken(void) { return 1 }\n\
+                  int level(void) {\n\
+                  #if 0\n\
+                  \x20 return old_level(\n\
+                  #else\n\
+                  \x20 return new_level(\n\
+                  #endif\n\
+                  \x20   1);\n\
+                  }\n";
+    let file = chunk_source("sink.cpp", Language::Cpp, source, &ChunkOptions::default());
+    let functions = symbols(&file, "function");
+    assert_eq!(
+        functions
+            .iter()
+            .filter(|name| **name == "open_file")
+            .count(),
+        2,
+        "{}",
+        render(&file)
+    );
+    assert!(functions.contains(&"level"), "{}", render(&file));
+    if let Err(error) = super::fuzz::covered(&file, source, 3500) {
+        panic!("{error:?}\n{}", render(&file));
+    }
+}
+
+#[test]
+fn a_class_defined_inside_a_class_has_its_own_chunk() {
+    let source = "struct binary_evaluator {\n\
+                  \x20 class InnerIterator {\n\
+                  \x20 public:\n\
+                  \x20   InnerIterator& operator++() { step(); return *this; }\n\
+                  \x20   Index index() const { return m_id; }\n\
+                  \x20   Index m_id;\n\
+                  \x20 };\n\
+                  \x20 struct Data { int rows; int cols; };\n\
+                  \x20 struct { int z; } anonymous;\n\
+                  \x20 enum { Flags = 1 };\n\
+                  \x20 Index nonZerosEstimate() const { return 0; }\n\
+                  };\n";
+    let file = chunk_source(
+        "evaluator.hpp",
+        Language::Cpp,
+        source,
+        &ChunkOptions::default(),
+    );
+    let ids: Vec<&str> = file.chunks.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "evaluator.hpp::binary_evaluator::class",
+            "evaluator.hpp::binary_evaluator.InnerIterator::class",
+            "evaluator.hpp::binary_evaluator.InnerIterator.operator++",
+            "evaluator.hpp::binary_evaluator.InnerIterator.index",
+            "evaluator.hpp::binary_evaluator.Data",
+            "evaluator.hpp::binary_evaluator.nonZerosEstimate",
+        ],
+        "{}",
+        render(&file)
+    );
+    if let Err(error) = super::fuzz::covered(&file, source, 3500) {
+        panic!("{error:?}\n{}", render(&file));
+    }
+}
