@@ -125,3 +125,31 @@ def test_rails_sets_split_in_halves_and_target_definitions_in_its_gems() -> None
         name = re.split(r"::|#|\.", q.text)[-1]
         assert re.search(rf"\b(class|module|def)\s+(self\.)?(\w+::)*{re.escape(name)}(?!\w)", line), (
             q.id, line)
+
+
+def test_eigen_sets_split_in_halves_and_target_definitions_in_its_headers() -> None:
+    from benches.quality import large
+    from benches.quality.dataset import data_dir
+
+    corpus = large.CORPORA["eigen"]
+    questions = large.load_questions(corpus.questions["full"])
+    names = large.load_questions(corpus.questions["symbols"])
+    assert len(questions) == 40 and len(names) == 48
+    assert len({q.id for q in questions + names}) == 88
+    for category in large.CATEGORIES:
+        halves = {large.half_of(q.id) for q in questions if q.category == category}
+        assert halves == set(large.HALVES), category
+    assert all(q.category == large.SYMBOL and q.duplicate for q in names)
+    # Only files with an extension are indexed: no target is a module header (`Eigen/Core`).
+    assert all(Path(t.path).suffix == ".h" for q in questions + names for t in q.targets)
+    tree = data_dir() / "large" / corpus.name
+    if not tree.is_dir():
+        return  # laid out by `python -m benches.quality.large --corpus eigen`
+    for q in names:
+        [target] = q.targets
+        lines = (tree / target.path).read_text(encoding="utf-8").splitlines()
+        head = " ".join(lines[target.start_line - 1:target.start_line + 2])
+        name = re.split(r"::", q.text)[-1]
+        assert re.search(rf"\b{re.escape(name)}\b", head), (q.id, head)
+        # A body's end, or a declaration's (`traits` is declared only, and specialised).
+        assert lines[target.end_line - 1].rstrip().endswith(("}", ";")), (q.id, target.end_line)

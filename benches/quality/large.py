@@ -1,4 +1,4 @@
-"""Questions about large repositories: the Python 3.11 standard library and Ruby on Rails.
+"""Questions about large repositories: the Python 3.11 standard library, Rails and Eigen.
 
 The repository benchmark's repositories hold at most 9,735 chunks; the standard library, tests
 included, holds about 64,000 in 2,054 files, so a question's answer competes with far more
@@ -20,12 +20,18 @@ questions in words about a topic, an architecture or one method (`benches/querie
 topics/`) and names defined or opened in more than one file (`ActiveRecord::Base`,
 `String#squish`; `benches/queries/rails-symbols/`).
 
+Eigen's headers (`--corpus eigen`: C++ templates under macros and preprocessor conditionals,
+names forward-declared, specialised and nested in many classes) are asked the same two kinds,
+written blind (`benches/queries/eigen-topics/`, `benches/queries/eigen-symbols/`:
+`Matrix`, `SparseMatrix::InnerIterator`).
+
 Measured per set, half and mode, file NDCG@10 (the definition at 1 for the names; the mean
 over questions), overall and per category, and hybrid against each other mode with the
 paired bootstrap interval.
 
     python -m benches.quality.large                  # -> results/quality_large.json
     python -m benches.quality.large --corpus rails   # -> results/quality_large_rails.json
+    python -m benches.quality.large --corpus eigen   # -> results/quality_large_eigen.json
 
 The trees are laid out once under `benches/data/large/` (`benches.quality.large_trees`),
 their indexes kept in `benches/data/index-cache/large/` (building the standard library's
@@ -45,7 +51,14 @@ from typing import Any
 
 from benches.quality import metrics
 from benches.quality.dataset import QUERIES_DIR, Target, data_dir
-from benches.quality.large_trees import PYTHON_VERSION, RAILS_VERSION, rails_tree, stdlib_tree
+from benches.quality.large_trees import (
+    EIGEN_PACKAGE_VERSION,
+    PYTHON_VERSION,
+    RAILS_VERSION,
+    eigen_tree,
+    rails_tree,
+    stdlib_tree,
+)
 from benches.quality.provenance import git_commit, machine
 from benches.quality.repos import DEPTH, RepoQuery, score
 
@@ -90,6 +103,13 @@ CORPORA = {
         rails_tree,
         {"full": QUERIES_DIR / "rails-topics", "symbols": QUERIES_DIR / "rails-symbols"},
         "quality_large_rails.json",
+    ),
+    "eigen": Corpus(
+        "eigen",
+        f"Eigen {EIGEN_PACKAGE_VERSION.split('-')[0]}'s C++ headers",
+        eigen_tree,
+        {"full": QUERIES_DIR / "eigen-topics", "symbols": QUERIES_DIR / "eigen-symbols"},
+        "quality_large_eigen.json",
     ),
 }
 #: The standard library's question sets, as they were first named.
