@@ -148,7 +148,7 @@ def test_eigen_sets_split_in_halves_and_target_definitions_in_its_headers() -> N
     for q in names:
         [target] = q.targets
         lines = (tree / target.path).read_text(encoding="utf-8").splitlines()
-        head = " ".join(lines[target.start_line - 1:target.start_line + 2])
+        head = " ".join(lines[target.start_line - 1:target.start_line + 9])
         name = re.split(r"::", q.text)[-1]
         assert re.search(rf"\b{re.escape(name)}\b", head), (q.id, head)
         # A body's end, or a declaration's (`traits` is declared only, and specialised).

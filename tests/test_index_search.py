@@ -334,6 +334,42 @@ def test_of_a_python_name_defined_twice_the_public_current_whole_one_comes_first
     index.close()
 
 
+def test_a_cpp_class_whose_head_a_conditional_splits_is_found_as_a_definition(
+    tmp_path: Path,
+) -> None:
+    # Written as Eigen's headers are: the base clause differs by branch, and the members
+    # lead with macros that end their line. Before the conditional was straightened the class
+    # fell apart into parse errors and `DenseBase` matched no definition.
+    index = _keyword_index_of(
+        tmp_path, "Eigen/src/Core/DenseBase.h",
+        "namespace Eigen {\n"
+        "template<typename Derived> class DenseBase\n"
+        "#ifndef EIGEN_PARSED_BY_DOXYGEN\n"
+        "  : public DenseCoeffsBase<Derived, internal::accessors_level<Derived>::value>\n"
+        "#else\n"
+        "  : public DenseCoeffsBase<Derived, DirectWriteAccessors>\n"
+        "#endif // not EIGEN_PARSED_BY_DOXYGEN\n"
+        "{\n"
+        "  public:\n"
+        "    EIGEN_DEVICE_FUNC EIGEN_CONSTEXPR\n"
+        "    inline Index nonZeros() const { return size(); }\n"
+        "    class InnerIterator {\n"
+        "      public:\n"
+        "        Index index() const { return m_id; }\n"
+        "        Index m_id;\n"
+        "    };\n"
+        "};\n"
+        "}\n",
+    )
+    [hit] = index.search("DenseBase", mode="keyword", limit=1)
+    # The namespace's opening line joins its first member.
+    assert (hit.symbol, hit.start_line, hit.end_line) == ("DenseBase", 1, 17)
+    assert "DirectWriteAccessors" in hit.code  # the branch set aside for the parse
+    [hit] = index.search("InnerIterator", mode="keyword", limit=1)
+    assert (hit.symbol, hit.start_line) == ("InnerIterator", 12)
+    index.close()
+
+
 def test_a_ruby_instance_method_query_finds_the_instance_method(tmp_path: Path) -> None:
     index = _keyword_index_of(
         tmp_path, "lib/client.rb",

@@ -1,13 +1,14 @@
 """C++ classes the chunker finds in a library heavy with macros: Eigen 3.4.0's headers.
 
-Tree-sitter does not expand the preprocessor. Where a conditional splits one declaration, a
-class head's base clause (`class DenseBase` / `#ifndef EIGEN_PARSED_BY_DOXYGEN` / `: public
-...` / `#else` / ... / `#endif`) or two signatures sharing one body (`Ref.h`), the class around
-it falls apart into parse errors, and the chunker gives it no chunk of its own: asked for
-`DenseBase` or `Ref`, no result is the definition. This check counts it: every class or struct head a line scan finds (`class Name`
-or `template<...> class Name` opening a line, not a forward declaration, not a
-specialisation), and whether the index holds a class or struct chunk of that name in that
-file. Only chunking is measured: the index is built without vectors.
+Tree-sitter does not expand the preprocessor. Where a conditional splits one declaration (a
+class head's base clause `class DenseBase` / `#ifndef EIGEN_PARSED_BY_DOXYGEN` / `: public
+...` / `#else` / ... / `#endif`, or two signatures sharing one body in `Ref.h`), or where macros
+stand as specifiers, the class around them can fall apart into parse errors and lose its chunk;
+a class defined inside another one needs a chunk of its own too. This check counts it: every
+class or struct head a line scan finds (`class Name` or `template<...> class Name` opening a
+line, not a forward declaration, not a specialisation), and whether the index holds a class
+or struct chunk of that name in that file. Only chunking is measured: the index is built
+without vectors.
 
     python -m benches.quality.class_heads        # -> results/quality_class_heads.json
 
