@@ -426,9 +426,9 @@ fn classify_path(path: PathBuf) -> Option<(String, u8)> {
         .is_some_and(|name| !name.contains('.'));
     Language::from_path(&path)
         .or_else(|| {
-            // An existing script without an extension: its `#!` line names the language.
+            // An existing file without an extension: a script or a C++ header (`extensionless`).
             (extensionless && path.is_file())
-                .then(|| crate::walk::shebang::sniff(&path))
+                .then(|| crate::walk::extensionless::language(&path))
                 .flatten()
         })
         .map(|language| (language.name().to_string(), language.tier().number()))

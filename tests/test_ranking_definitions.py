@@ -502,3 +502,19 @@ def test_a_definition_in_a_deprecated_package_or_private_module_follows_the_publ
     facts = definition_finder(Library(rows))([row[0] for row in rows], ["define"])
     assert not facts["attr/_next_gen.py::define"].internal
     assert facts["attr/__init__.pyi::define"].stub
+
+
+def test_a_cpp_primary_template_comes_before_its_specialisations() -> None:
+    # The specialisations say `packet_traits` more often: BM25 prefers them.
+    primary = ("Core/GenericPacketMath.h::packet_traits", "cpp", "packet_traits", "",
+               "template<typename T> struct packet_traits : default_packet_traits\n{\n};\n")
+    special = [(f"Core/arch/{arch}/PacketMath.h::packet_traits", "cpp", "packet_traits", "",
+                "template<> struct packet_traits<float> : default_packet_traits\n{\n};\n")
+               for arch in ("AVX", "SSE")]
+    rows = [*special, primary]
+    facts = definition_finder(_Declarations(rows))([row[0] for row in rows], ["packet_traits"])
+    assert [facts[row[0]].specialisation for row in rows] == [True, True, False]
+    scored = [(Candidate(row[0], row[0].split("::")[0], "packet_traits", fqn="packet_traits",
+                         kind="struct", language="cpp"), score)
+              for row, score in zip(rows, (0.9, 0.8, 0.4))]
+    assert _primary("packet_traits", scored, facts)[0] == primary[0]

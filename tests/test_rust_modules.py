@@ -170,7 +170,7 @@ def test_the_graph_sees_every_kind_of_path() -> None:
     assert len(graph) > 50
     assert "chunk/driver.rs" in graph["chunk/component.rs"]  # use super::driver::...
     assert "parse.rs" in graph["graph/mod.rs"]  # use crate::parse::...
-    assert "walk/shebang.rs" in graph["walk/filter.rs"]  # super::shebang::sniff(...) inline
+    assert "walk/extensionless.rs" in graph["walk/filter.rs"]  # super::extensionless::language(...)
     assert "chunk/component.rs" in graph["chunk/mod.rs"]  # component::chunk(...) in the parent
     assert "walk/mod.rs" not in graph["walk/changes.rs"]  # `use super::*` in its own tests
 

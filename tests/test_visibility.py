@@ -154,3 +154,32 @@ def test_deprecation_markers_above_a_declaration(symbol: str, code: str) -> None
 @pytest.mark.parametrize(("symbol", "code"), NOT_DEPRECATED)
 def test_markers_below_the_declaration_do_not_count(symbol: str, code: str) -> None:
     assert not declared_deprecated(symbol, code)
+
+
+@pytest.mark.parametrize(("symbol", "code"), [
+    ("packet_traits", "template<> struct packet_traits<float> : default_packet_traits\n{\n};"),
+    ("traits", "template<typename Lhs, typename Rhs>\nstruct traits<Product<Lhs, Rhs> >\n{\n};"),
+    ("pload", "template<> EIGEN_STRONG_INLINE Packet4f pload<Packet4f>(const float* from) {}"),
+    ("Matrix", "/** A matrix. \\sa Matrix */\nclass Matrix <_Scalar, 1, 1> {};"),
+])
+def test_a_cpp_specialisation_names_template_arguments_where_it_is_declared(
+    symbol: str, code: str
+) -> None:
+    from sharc.ranking.visibility import specialises
+
+    assert specialises("cpp", symbol, code)
+    assert not specialises("python", symbol, code)  # no templates to specialise
+
+
+@pytest.mark.parametrize(("symbol", "code"), [
+    ("packet_traits", "template<typename T> struct packet_traits : default_packet_traits\n{};"),
+    # Its own name as a base's argument, after the declaration.
+    ("Matrix", "template<typename S>\nclass Matrix : public PlainObjectBase<Matrix<S> >\n{};"),
+    ("pload", "template<typename Packet> EIGEN_DEVICE_FUNC inline Packet\n"
+              "pload(const typename unpacket_traits<Packet>::type* from) { return *from; }"),
+    ("traits", "// traits<Matrix> is specialised below\ntemplate<typename T> struct traits;"),
+])
+def test_a_cpp_primary_template_is_no_specialisation(symbol: str, code: str) -> None:
+    from sharc.ranking.visibility import specialises
+
+    assert not specialises("cpp", symbol, code)

@@ -152,7 +152,8 @@ def chunk_source(path: str, language: str, source: str, *, max_chars: int = 3500
 
 def classify_path(path: str | PathLike[str]) -> tuple[str, int] | None:
     """The language and tier of a path, or None when sharc does not index that type (a file
-    without an extension that exists: by the interpreter on its `#!` line)."""
+    without an extension that exists: by the interpreter on its `#!` line, or C++ when its
+    first code is a header's `#ifndef` guard, `#pragma once` or `#include`)."""
 
 def known_file_types() -> list[tuple[str, str, int]]:
     """Every `(".ext" or file name, language, tier)` sharc indexes."""

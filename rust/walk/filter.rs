@@ -193,8 +193,9 @@ impl Filter {
         }
         let language = match language {
             Some(language) => language,
-            // A script without an extension: its `#!` line names the language.
-            None if !name.contains('.') => super::shebang::sniff(path)
+            // A file without an extension: a script's `#!` line names its language, a C++
+            // header's first directive (`extensionless`).
+            None if !name.contains('.') => super::extensionless::language(path)
                 .map(|language| (language, language.tier()))
                 .ok_or(SkipReason::Unsupported)?,
             None => return Err(SkipReason::Unsupported),

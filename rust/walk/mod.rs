@@ -24,11 +24,11 @@
 
 mod blocks;
 mod changes;
+pub(crate) mod extensionless;
 mod filter;
 mod options;
 mod report;
 mod rules;
-pub(crate) mod shebang;
 mod traversal;
 
 #[cfg(test)]

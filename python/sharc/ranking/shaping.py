@@ -82,7 +82,8 @@ def primary_key(
     (not a long doc comment the chunker cut off from its declaration), and with a keyword
     (`def start_link`, not a part whose doc examples only call it), in a public module (`io`,
     not its pure-Python twin `_pyio`; after a body: attrs implements `evolve` in `_make.py`,
-    and its `__init__.pyi` only declares it), the shortest
+    and its `__init__.pyi` only declares it), a C++ template's primary definition (not a
+    specialisation: `packet_traits`, not `packet_traits<float>`), the shortest
     qualified name (`Http::Client` before `Http::Auth::Basic::Client`), the one the others
     build on (its file imported by another's: the strict `ByteString` the lazy one is made
     of), the larger body by powers of two, every part of a definition the chunker cut
@@ -104,6 +105,7 @@ def primary_key(
         int(not stub),
         declared,
         int(facts is None or not facts.internal),
+        int(facts is None or not facts.specialisation),
         NESTING_LEVELS - depth,
         int(facts is not None and facts.built_upon),
         min(SIZE_LEVELS, lines.bit_length()),

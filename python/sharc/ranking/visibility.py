@@ -99,6 +99,10 @@ class DefinitionFacts(NamedTuple):
     #: `sharc.ranking.modules.in_private_module`): of two definitions with a body, the one in
     #: the public module comes first; a public module's stub (`__init__.pyi`) does not.
     internal: bool = False
+    #: A C++ template's specialisation (`template<> struct packet_traits<float>`,
+    #: `struct traits<Product<Lhs, Rhs>>`; `specialises`): of two with a body, the primary
+    #: template comes first.
+    specialisation: bool = False
 
 
 def definition_finder(
@@ -137,6 +141,7 @@ def definition_finder(
                 keyword_declared=bool(symbol) and declared_with_keyword(symbol, code),
                 lines=spans.get(chunk_id, 0),
                 internal=language == "python" and in_private_module(_path_of(chunk_id)),
+                specialisation=specialises(language, symbol, code),
             )
         return _with_foundations(source, _internal_beside_public(found, apart), apart)
 
@@ -367,6 +372,22 @@ def stands_in(language: str, symbol: str, code: str) -> bool:
         return True
     words = _words_before(symbol, code)
     return not (words and TYPE_KEYWORDS.intersection(words))
+
+
+def specialises(language: str, symbol: str, code: str) -> bool:
+    """Whether a C++ definition specialises a template of its name: template arguments
+    follow the name where it is declared (`template<> struct packet_traits<float>`,
+    `Packet4f pload<Packet4f>(const float* from)`), where the primary template's name stands
+    alone (`template<typename T> struct packet_traits`)."""
+    if language != "cpp":
+        return False
+    line = _declaring_line(symbol, code)
+    if line is None:
+        return False
+    declaring = code.splitlines()[line]
+    found = _name_pattern(symbol).search(declaring)
+    assert found is not None
+    return declaring[found.end():].lstrip().startswith("<")
 
 
 def _words_before(symbol: str, code: str) -> list[str] | None:

@@ -167,7 +167,7 @@ fn filter_classifies_single_paths_like_the_walk() {
 }
 
 #[test]
-fn scripts_without_an_extension_are_walked_by_their_shebang() {
+fn files_without_an_extension_are_walked_by_their_shebang_or_header_guard() {
     let dir = tree(&[
         (
             "libexec/rbenv-exec",
@@ -176,6 +176,12 @@ fn scripts_without_an_extension_are_walked_by_their_shebang() {
         ("bin/tool", "#!/usr/bin/python3\nprint('hi')\n"),
         ("CODEOWNERS", "* @team\n"),
         ("notes.weird", "#!/bin/sh\n"),
+        // A C++ header without an extension, as Eigen's and the standard library's are.
+        (
+            "Eigen/Core",
+            "// This file is part of Eigen.\n\n#ifndef EIGEN_CORE_H\n#define EIGEN_CORE_H\n",
+        ),
+        ("config/defaults", "ifndef PREFIX\nPREFIX = /usr\nendif\n"),
     ]);
     let result = walked(dir.path());
     let found: Vec<_> = result
@@ -186,6 +192,7 @@ fn scripts_without_an_extension_are_walked_by_their_shebang() {
     assert_eq!(
         found,
         [
+            ("Eigen/Core", Language::Cpp),
             ("bin/tool", Language::Python),
             ("libexec/rbenv-exec", Language::Bash)
         ]
@@ -194,6 +201,7 @@ fn scripts_without_an_extension_are_walked_by_their_shebang() {
         skips(&result),
         [
             ("CODEOWNERS", "unsupported"),
+            ("config/defaults", "unsupported"),
             ("notes.weird", "unsupported")
         ]
     );
