@@ -382,7 +382,7 @@ def large_lines(results: Path) -> list[str]:
     """Questions about the large repositories (`quality_large*.json`): the standard library's
     in words, as written and asked tersely, and each corpus's names defined more than once."""
     lines: list[str] = []
-    for name in ("quality_large.json", "quality_large_rails.json"):
+    for name in ("quality_large.json", "quality_large_rails.json", "quality_large_eigen.json"):
         data = load(name, results)
         if data:
             lines += _large_corpus_lines(data)
@@ -409,10 +409,10 @@ def _large_corpus_lines(data: dict[str, Any]) -> list[str]:
         size = ("tests included, ", ", more than six times the largest repository above")
     else:
         sets_text = (
-            f" asked {asked} questions in words about a topic, an architecture or one method"
-            " (`benches/queries/rails-topics/`), written by a reader of the code who ran no"
-            " search")
-        size = ("`lib/` only, ", "")
+            f" asked {asked} questions in words about a topic, an architecture or one"
+            f" function (`benches/queries/{corpus}-topics/`), written by a reader of the code"
+            " who ran no search")
+        size = CORPUS_SIZE_TEXT.get(corpus, ("", ""))
     lines = [
         f"{command}: {data['repository']} ({data['python']}: " if corpus == "cpython-lib"
         else f"{command}: {data['repository']} (",
@@ -442,6 +442,12 @@ def _large_corpus_lines(data: dict[str, Any]) -> list[str]:
     return [*lines, "", *(_large_symbol_lines(symbols, described) if symbols else [])]
 
 
+#: What each corpus's tree holds, before and after its counts, for the report.
+CORPUS_SIZE_TEXT = {
+    "rails": ("`lib/` only, ", ""),
+    "eigen": ("", ", its extensionless module headers included"),
+}
+
 #: What each corpus's names defined more than once are, for the report.
 SYMBOL_SET_TEXT = {
     "cpython-lib": "Names the standard library defines in more than one file ({count}:"
@@ -452,6 +458,10 @@ SYMBOL_SET_TEXT = {
              " `ActiveRecord::Base`, `Template`, `String#truncate`;"
              " `benches/queries/rails-symbols/`, written blind by another reader, each with the"
              " definition a Rails programmer means as its target",
+    "eigen": "Names Eigen defines, declares or specialises in more than one header ({count}:"
+             " `Matrix`, `packet_traits`, `SparseMatrix::InnerIterator`, `MatrixBase::norm`;"
+             " `benches/queries/eigen-symbols/`, written blind by another reader, each with the"
+             " definition a C++ programmer means as its target",
 }
 
 

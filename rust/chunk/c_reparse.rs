@@ -50,8 +50,8 @@ enum Place {
     Name,
     /// `SPDLOG_INLINE void f()`: a specifier keeps the declaration's start.
     Declaration,
-    /// `SPDLOG_CATCH_STD`, `CLI11_ERROR_DEF(E, A)` alone on a line: an empty statement (`;`)
-    /// keeps a node where it stood.
+    /// `SPDLOG_CATCH_STD`, `CLI11_ERROR_DEF(E, A)` alone on a line: its name and a `;` make
+    /// a statement or member where it stood.
     Statement,
 }
 
@@ -126,14 +126,22 @@ pub(crate) fn straighten(
     }
 }
 
-/// Overwrite the macros at `ranges`: spaces, `;` for a statement, a specifier leading a
-/// declaration.
+/// Overwrite the macros at `ranges`: spaces, a specifier leading a declaration, or for a
+/// statement its name and a `;` (`EIGEN_DEVICE_FUN;`, `CLI11_ERROR_DEF      ;`): a statement
+/// or a member the parser reads, whose node spans the macro, so the chunk that holds it
+/// slices all of it from the file.
 fn blank_macros(bytes: &mut [u8], ranges: &[(usize, usize, Place)]) {
     for &(start, end, place) in ranges {
-        bytes[start..end].fill(b' ');
         if place == Place::Statement {
-            bytes[start] = b';';
+            let name = bytes[start..end]
+                .iter()
+                .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+                .count();
+            bytes[start + name..end].fill(b' ');
+            bytes[end - 1] = b';';
+            continue;
         }
+        bytes[start..end].fill(b' ');
         if place == Place::Declaration {
             let specifier = SPECIFIERS
                 .iter()

@@ -200,3 +200,36 @@ fn a_class_defined_inside_a_class_has_its_own_chunk() {
         panic!("{error:?}\n{}", render(&file));
     }
 }
+
+#[test]
+fn a_class_chunk_shows_the_macros_that_stand_for_members_whole() {
+    // Each macro is read as a statement for the parse; the class chunk is sliced from the file
+    // as written, so no character of it may go (`IGEN_DEVICE_FUNC` was shown).
+    let source = "class Map : public MapBase<Map>\n\
+                  {\n\
+                  \x20 public:\n\
+                  \x20   EIGEN_DENSE_PUBLIC_INTERFACE(Map)\n\
+                  \x20   EIGEN_DEVICE_FUNC\n\
+                  \x20   explicit inline Map(PointerArgType dataPtr) : Base(dataPtr)\n\
+                  \x20   {\n\
+                  \x20     check();\n\
+                  \x20   }\n\
+                  \x20   EIGEN_DEVICE_FUNC\n\
+                  \x20   inline Index innerStride() const { return 1; }\n\
+                  };\n";
+    let file = chunk_source("Map.h", Language::C, source, &ChunkOptions::default());
+    let class = file
+        .chunks
+        .iter()
+        .find(|c| c.kind == "class")
+        .expect("class chunked");
+    for line in [
+        "    EIGEN_DENSE_PUBLIC_INTERFACE(Map)",
+        "    EIGEN_DEVICE_FUNC\n    explicit inline Map(",
+    ] {
+        assert!(class.code.contains(line), "{}", class.code);
+    }
+    if let Err(error) = super::fuzz::covered(&file, source, 3500) {
+        panic!("{error:?}\n{}", render(&file));
+    }
+}
