@@ -174,9 +174,10 @@ fn attribute_macros(text: &str) -> Vec<(usize, usize, Place)> {
         continued = directive && line.trim_end().ends_with('\\');
         if !directive {
             // `TEST_SETUP(Group)` over a `{` line is a function's head, not a lone invocation.
-            let next_line = text[line_end..].trim_start();
+            let next_line = next_code_line(&text[line_end..]);
             scanner.block_follows = next_line.starts_with('{');
             scanner.name_on_next_line = starts_with_a_name(next_line);
+            scanner.declaration_on_next_line = declaration_starts(next_line);
             scanner.line(line, line_start);
         }
         line_start = line_end + 1;
@@ -216,6 +217,9 @@ struct Scanner {
     block_follows: bool,
     /// The next line that is not blank starts with a name (`Index rows() const`).
     name_on_next_line: bool,
+    /// The next line that is not blank starts a function's declaration
+    /// (`declaration_starts`).
+    declaration_on_next_line: bool,
 }
 
 impl Scanner {
@@ -243,6 +247,17 @@ impl Scanner {
                 position += 1;
             }
             let word = &code[start..position];
+            if self.after_parameters && is_macro_name(word) {
+                if let Some(length) = invocation_length(&code[position..]) {
+                    // `void f() ABSL_LOCKS_EXCLUDED(mu_);`, `~T() EIGEN_EXCEPTION_SPEC(E)`:
+                    // a specifier with arguments after a parameter list goes whole.
+                    position += length;
+                    self.ranges
+                        .push((offset + start, offset + position, Place::Name));
+                    self.line_start = false;
+                    continue;
+                }
+            }
             if self.line_start && !self.block_follows && is_macro_name(word) {
                 if let Some(length) = lone_invocation(&code[position..]) {
                     // `CLI11_ERROR_DEF(Error, ConstructionError)` alone on its line, as a
@@ -298,6 +313,10 @@ impl Scanner {
             Some(Place::Declaration)
         } else if self.after_parameters && (name_follows || end_follows) {
             Some(Place::Name)
+        } else if line_start && next.is_none() && self.declaration_on_next_line {
+            // Alone over a declaration: `EIGEN_DEVICE_FUNC` over `inline Index rows() const`,
+            // perhaps under a `template<...>` line it must not part from the declaration.
+            Some(Place::Declaration)
         } else if line_start && (next.is_none() || next == Some(b'{')) {
             // A statement macro: `SPDLOG_TRY {` opening a block, `SPDLOG_CATCH_STD` alone.
             Some(Place::Statement)
@@ -334,6 +353,51 @@ fn starts_with_a_name(text: &str) -> bool {
         && !matches!(word, "public" | "private" | "protected")
         && !STATEMENT_WORDS.contains(&word)
         && !NOT_DECLARATORS.contains(&word)
+}
+
+/// Words that start a declaration and nothing else.
+const DECLARATION_WORDS: &[&str] = &[
+    "inline",
+    "static",
+    "virtual",
+    "explicit",
+    "constexpr",
+    "friend",
+    "template",
+    "extern",
+];
+
+/// Whether `text` starts a function's declaration: with a specifier (`inline Index rows()`)
+/// or a type and a name before its parameters (`Derived& operator=(`, `const Scalar coeff(`),
+/// not a call (`run(x);`, `m_x.resize(n);`, `return f(x);`, `x = f(y);`).
+fn declaration_starts(text: &str) -> bool {
+    let word_end = text
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(text.len());
+    let first = &text[..word_end];
+    if DECLARATION_WORDS.contains(&first) {
+        return true;
+    }
+    if first.is_empty() || STATEMENT_WORDS.contains(&first) || NOT_DECLARATORS.contains(&first) {
+        return false;
+    }
+    let line = &text[..text.find('\n').unwrap_or(text.len())];
+    let Some(open) = line.find('(') else {
+        return false;
+    };
+    let head = &line[..open];
+    let (head, operator) = match head.find("operator") {
+        Some(at) => (&head[..at], true),
+        None => (head, false),
+    };
+    if head.contains(['=', '.', ';', '{', '}', '"']) || head.contains("->") {
+        return false;
+    }
+    let words = head
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '~'))
+        .filter(|word| !word.is_empty())
+        .count();
+    words + usize::from(operator) >= 2
 }
 
 /// Words after which a name and `(` make a statement, not a function's declaration.
@@ -375,6 +439,51 @@ fn names_a_function(rest: &str) -> bool {
         }
         return rest[position..].trim_start().starts_with('(');
     }
+}
+
+/// The text from the first line of `text` that is code: blank lines and preprocessor
+/// directives skipped (`{` after an `#endif` opens the body of the line before the `#if`).
+fn next_code_line(text: &str) -> &str {
+    let mut rest = text.trim_start();
+    while rest.starts_with('#') {
+        // A directive, with its `\` continuation lines.
+        let mut end = 0;
+        loop {
+            let line_end = rest[end..].find('\n').map_or(rest.len(), |i| end + i);
+            let continued = rest[end..line_end].trim_end().ends_with('\\');
+            end = line_end;
+            if !continued || end >= rest.len() {
+                break;
+            }
+            end += 1;
+        }
+        rest = rest[end..].trim_start();
+    }
+    rest
+}
+
+/// The length of a macro's argument list at the start of `rest` (after spaces), up to its
+/// closing parenthesis on the same line: `(mu_)` in `(mu_);`.
+fn invocation_length(rest: &str) -> Option<usize> {
+    let open = rest.len() - rest.trim_start().len();
+    if !rest[open..].starts_with('(') {
+        return None;
+    }
+    let mut depth = 0usize;
+    for (index, byte) in rest.bytes().enumerate().skip(open) {
+        match byte {
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(index + 1);
+                }
+            }
+            b'"' | b'\'' | b';' | b'{' | b'}' => return None,
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The length of a macro's argument list when `rest` (the line after the macro's name) is
@@ -485,6 +594,22 @@ int MY_API logger::~logger();"
         );
         assert!(blanked("    int x = SIZE_A SIZE_B\n    return x;").is_empty());
         assert_eq!(blanked("  MY_EXPORT MY_MACRO\n  public:"), ["MY_EXPORT"]);
+        // Alone on its line over a declaration, under a template clause too.
+        for text in [
+            "  template<typename O>\n  EIGEN_DEVICE_FUNC\n  inline Init(X& x, const O& o)",
+            "  EIGEN_DEVICE_FUNC\n  Derived& operator=(const Derived& other);",
+            "  EIGEN_DEVICE_FUNC\n  const Scalar coeff(Index i) const",
+        ] {
+            assert_eq!(attribute_macros(text)[0].2, Place::Declaration, "{text}");
+        }
+        for text in [
+            "  LOCK_GUARD\n  run(x);",
+            "  LOCK_GUARD\n  m_x.resize(n);",
+            "  LOCK_GUARD\n  x = make(y);",
+            "  LOCK_GUARD\n  return f(x);",
+        ] {
+            assert_eq!(attribute_macros(text)[0].2, Place::Statement, "{text}");
+        }
     }
 
     #[test]
@@ -506,6 +631,26 @@ int MY_API logger::~logger();"
         assert!(blanked("    return MAKE_ERROR(code);").is_empty());
         assert!(blanked("    foo(a, b MY_FLAG c(d));").is_empty());
         assert!(blanked("    x = (size_t) SIZE_MAX;").is_empty());
+    }
+
+    #[test]
+    fn a_macro_with_arguments_after_a_parameter_list_goes_whole() {
+        assert_eq!(
+            blanked("  void Lock() ABSL_LOCKS_EXCLUDED(mu_);"),
+            ["ABSL_LOCKS_EXCLUDED(mu_)"]
+        );
+        let text = "  inline ~CommaInitializer()\n#if defined X\n  \
+                    EIGEN_EXCEPTION_SPEC(Eigen::eigen_assert_exception)\n#endif\n  {\n";
+        assert_eq!(
+            attribute_macros(text),
+            [(
+                text.find("EIGEN_EXCEPTION").unwrap(),
+                text.find(")\n#endif").unwrap() + 1,
+                Place::Name
+            )]
+        );
+        // A call's arguments are no parameter list.
+        assert!(blanked("  if (ready) LOG_ERROR(code);").is_empty());
     }
 
     #[test]
