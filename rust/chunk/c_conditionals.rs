@@ -15,26 +15,39 @@
 //! ```
 //!
 //! `split_conditionals` finds those: a conditional whose code before it does not end a
-//! declaration (`class DenseBase`, `if (ready)`), whose code after it continues one (`{`, `:`,
-//! `,`, an operator), or one of whose branches leaves a bracket open (`if (a) {` in each
-//! branch). It gives the byte ranges to blank for a reparse (`c_reparse`): the conditional's
+//! declaration (`class DenseBase`, `if (ready)`) or whose code after it continues one (`{`,
+//! `:`, `,`, an operator), where the parse has an error near it; or one of whose branches
+//! leaves a bracket open (`if (a) {` in each branch, `extern "C" {`), wherever the errors
+//! are. It gives the byte ranges to blank for a reparse (`c_reparse`): the conditional's
 //! directive lines and every branch but the first, which is the code as compiled when the
 //! first condition holds (the second after `#if 0`). The blanked text still lies inside the
 //! declaration the conditional splits, so its chunk shows it (chunks are sliced from the file
-//! as written). Conditionals
-//! between whole declarations or statements are left as they are: tree-sitter reads them,
-//! and each branch's code keeps its own chunks.
+//! as written). Conditionals between whole declarations or statements are left as they are:
+//! tree-sitter reads them, and each branch's code keeps its own chunks.
 
 use std::ops::Range;
 
 /// The byte ranges of `text` to blank: the directive lines and the branches after the first
-/// of each conditional that splits a declaration, in order, not overlapping.
-pub(crate) fn split_conditionals(text: &str) -> Vec<Range<usize>> {
+/// of each conditional that splits a declaration, where `near` holds for the conditional's
+/// extent (its lines and the lines of code just before and after it: the parse errors it
+/// caused lie there), in order, not overlapping.
+pub(crate) fn split_conditionals(
+    text: &str,
+    near: impl Fn(Range<usize>) -> bool,
+) -> Vec<Range<usize>> {
     let code = code_only(text);
     let lines = read_lines(&code);
     let mut ranges: Vec<Range<usize>> = Vec::new();
     for conditional in conditionals(&lines) {
-        if !splits_a_declaration(&conditional, &lines, &code) {
+        let (before, after) = neighbours(&conditional, &lines, &code);
+        let first = before.unwrap_or(conditional.directives[0]);
+        let last = after.unwrap_or(*conditional.directives.last().expect("an #endif closes it"));
+        // A bracket a branch leaves open breaks the parse where it should have closed, far
+        // away: such a conditional counts wherever the errors are.
+        let straighten = unbalanced(&conditional, &lines, &code)
+            || (splits_a_declaration(before, after, &lines, &code)
+                && near(lines[first].start..lines[last].end));
+        if !straighten {
             continue;
         }
         for &directive in &conditional.directives {
@@ -207,29 +220,45 @@ fn conditionals(lines: &[Line]) -> Vec<Conditional> {
     closed
 }
 
-/// Whether the conditional stands inside one declaration, statement or expression: the code
-/// before it is open, the code after it continues, or a branch leaves a bracket open.
-fn splits_a_declaration(conditional: &Conditional, lines: &[Line], code: &[u8]) -> bool {
+/// The lines of code just before and just after a conditional, as indexes into `lines`:
+/// not blank, not directives.
+fn neighbours(
+    conditional: &Conditional,
+    lines: &[Line],
+    code: &[u8],
+) -> (Option<usize>, Option<usize>) {
     let first = conditional.directives[0];
     let last = *conditional.directives.last().expect("an #endif closes it");
-    let before = (0..first)
-        .rev()
-        .map(|index| &lines[index])
-        .filter(|line| line.directive.is_none())
-        .map(|line| &code[line.start..line.end])
-        .find(|line| !line.trim_ascii().is_empty());
-    let after = lines[last + 1..]
-        .iter()
-        .filter(|line| line.directive.is_none())
-        .map(|line| code[line.start..line.end].trim_ascii())
-        .find(|line| !line.is_empty());
-    let open_before = before.is_some_and(|line| !ends_a_declaration(line));
-    let continued_after = after.is_some_and(continues_a_declaration);
-    let unbalanced = conditional.directives.windows(2).any(|pair| {
+    let is_code = |&index: &usize| lines[index].directive.is_none() && !blank(&lines[index], code);
+    let before = (0..first).rev().find(is_code);
+    let after = (last + 1..lines.len()).find(is_code);
+    (before, after)
+}
+
+fn blank(line: &Line, code: &[u8]) -> bool {
+    code[line.start..line.end].trim_ascii().is_empty()
+}
+
+/// Whether the conditional stands inside one declaration, statement or expression: the code
+/// before it (the line `before`) is open, or the code after it continues.
+fn splits_a_declaration(
+    before: Option<usize>,
+    after: Option<usize>,
+    lines: &[Line],
+    code: &[u8],
+) -> bool {
+    let text = |index: usize| code[lines[index].start..lines[index].end].trim_ascii();
+    before.is_some_and(|index| !ends_a_declaration(text(index)))
+        || after.is_some_and(|index| continues_a_declaration(text(index)))
+}
+
+/// Whether a branch of the conditional leaves a bracket open or closes one it did not open
+/// (`if (a) {` in each branch, `extern "C" {` alone).
+fn unbalanced(conditional: &Conditional, lines: &[Line], code: &[u8]) -> bool {
+    conditional.directives.windows(2).any(|pair| {
         let branch = &code[lines[pair[0]].end.min(code.len())..lines[pair[1]].start];
         brackets_open(branch)
-    });
-    open_before || continued_after || unbalanced
+    })
 }
 
 /// Whether the last code of `line` ends a declaration or statement, or opens or closes a
@@ -301,7 +330,7 @@ mod tests {
     /// `text` with the ranges to blank overwritten by `.` (newlines kept).
     fn straightened(text: &str) -> String {
         let mut bytes = text.as_bytes().to_vec();
-        for range in split_conditionals(text) {
+        for range in split_conditionals(text, |_| true) {
             for byte in &mut bytes[range] {
                 if *byte != b'\n' {
                     *byte = b'.';
@@ -351,7 +380,7 @@ mod tests {
                     void f(void) { g('{'); }\n#endif\nvoid b(void);\n\
                     class A {\npublic:\n#if HAS_X\n  int x;\n#else\n  long x;\n#endif\n};\n\
                     EXPORT_INTERFACE(A)\n#ifdef DEBUG\nvoid trace();\n#endif\n";
-        assert!(split_conditionals(text).is_empty());
+        assert!(split_conditionals(text, |_| true).is_empty());
     }
 
     #[test]
@@ -362,6 +391,16 @@ mod tests {
             straightened(text),
             "  Cost = (Packet\n    ? 2 * Add\n    : Exp);"
         );
+    }
+
+    #[test]
+    fn only_conditionals_near_an_error_are_straightened() {
+        let text = "class A\n#if X\n  : public B\n#endif\n{\n};\n\
+                    void f(int a\n#if Y\n  , int b\n#endif\n) {\n}\n";
+        let second = text.find("void f").unwrap();
+        let near_second = |extent: Range<usize>| extent.contains(&(second + 2));
+        let ranges = split_conditionals(text, near_second);
+        assert!(!ranges.is_empty() && ranges.iter().all(|range| range.start > second));
     }
 
     #[test]
@@ -379,7 +418,7 @@ mod tests {
             "class A\n  : public B\n  , public C\n{\n};"
         );
         // An unclosed conditional is left as it is.
-        assert!(split_conditionals("class A\n#if X\n  : public B\n{\n};\n").is_empty());
+        assert!(split_conditionals("class A\n#if X\n  : public B\n{\n};\n", |_| true).is_empty());
     }
 
     #[test]

@@ -22,7 +22,9 @@
 use tree_sitter::Tree;
 
 use super::c_conditionals::split_conditionals;
-use crate::parse::{error_weight, reparse_edited};
+use std::ops::ControlFlow;
+
+use crate::parse::{error_weight, for_each_error, reparse_edited};
 
 use crate::lang::Language;
 
@@ -88,9 +90,9 @@ pub(crate) fn header_tree(
 }
 
 /// A tree of `text` read better, when `tree` has errors: with its attribute-like macros
-/// blanked, then with its conditionals that split a declaration straightened too
-/// (`c_conditionals`); the one with the fewest errors, when fewer than `tree`'s. None
-/// otherwise. `parse` parses the file's language.
+/// blanked, then with the conditionals that split a declaration near a remaining parse error
+/// straightened too (`c_conditionals`); the one with the fewest errors, when fewer than
+/// `tree`'s. None otherwise. `parse` parses the file's language.
 pub(crate) fn straighten(
     text: &str,
     tree: &Tree,
@@ -100,30 +102,38 @@ pub(crate) fn straighten(
         return None;
     }
     let macros = attribute_macros(text);
-    let conditionals = split_conditionals(text);
-    let macros_only = |bytes: &mut [u8]| {
+    let with_macros = reparse_edited(text, tree, &parse, |bytes| {
         blank_macros(bytes, &macros);
         !macros.is_empty()
-    };
-    let macros_and_conditionals = |bytes: &mut [u8]| {
+    });
+    let best = with_macros.as_ref().unwrap_or(tree);
+    if !best.root_node().has_error() {
+        return with_macros;
+    }
+    let errors = error_ranges(best);
+    let conditionals = split_conditionals(text, |extent| {
+        errors
+            .iter()
+            .any(|error| error.start <= extent.end && extent.start <= error.end)
+    });
+    let straightened = reparse_edited(text, best, &parse, |bytes| {
         blank_macros(bytes, &macros);
         for range in &conditionals {
             blank(&mut bytes[range.clone()]);
         }
         !conditionals.is_empty()
-    };
-    let with_macros = reparse_edited(text, tree, &parse, macros_only);
-    if with_macros
-        .as_ref()
-        .is_some_and(|better| !better.root_node().has_error())
-    {
-        return with_macros;
-    }
-    let best = with_macros.as_ref().unwrap_or(tree);
-    match reparse_edited(text, best, &parse, macros_and_conditionals) {
-        Some(straightened) => Some(straightened),
-        None => with_macros,
-    }
+    });
+    straightened.or(with_macros)
+}
+
+/// The byte ranges of `tree`'s ERROR and MISSING nodes.
+fn error_ranges(tree: &Tree) -> Vec<std::ops::Range<usize>> {
+    let mut ranges = Vec::new();
+    for_each_error(tree.root_node(), |node| {
+        ranges.push(node.start_byte()..node.end_byte());
+        ControlFlow::Continue(())
+    });
+    ranges
 }
 
 /// Overwrite the macros at `ranges`: spaces, a specifier leading a declaration, or for a
