@@ -67,6 +67,7 @@
 mod bash;
 mod c_conditionals;
 mod c_family;
+mod c_macros;
 mod c_reparse;
 mod class;
 mod clojure;

@@ -8,6 +8,7 @@
 //! modules included (`super::fuzz::covered`, `super::text::floor_char`).
 
 mod c_family;
+mod c_macros;
 mod ecmascript;
 mod fixtures;
 mod fuzzing;
