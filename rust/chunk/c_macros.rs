@@ -405,26 +405,8 @@ fn invocation_length(rest: &str) -> Option<usize> {
 /// The length of a macro's argument list when `rest` (the line after the macro's name) is
 /// that list and nothing more: `(Error, ConstructionError)` with only spaces after it.
 fn lone_invocation(rest: &str) -> Option<usize> {
-    let open = rest.len() - rest.trim_start().len();
-    if !rest[open..].starts_with('(') {
-        return None;
-    }
-    let mut depth = 0usize;
-    for (index, byte) in rest.bytes().enumerate().skip(open) {
-        match byte {
-            b'(' => depth += 1,
-            b')' => {
-                depth -= 1;
-                if depth == 0 {
-                    let end = index + 1;
-                    return rest[end..].trim().is_empty().then_some(end);
-                }
-            }
-            b'"' | b'\'' | b';' | b'{' | b'}' => return None,
-            _ => {}
-        }
-    }
-    None
+    let end = invocation_length(rest)?;
+    rest[end..].trim().is_empty().then_some(end)
 }
 
 /// Words that may follow a parameter list before a trailing macro.
