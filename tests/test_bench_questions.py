@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -100,11 +101,13 @@ def test_large_repository_names_each_target_a_definition_the_library_holds() -> 
         assert declared, (q.id, target.path, first)
 
 
-def test_rails_sets_split_in_halves_and_target_definitions_in_its_gems() -> None:
+def _large_sets(name: str) -> tuple[list[Any], list[Any], Path]:
+    """A large corpus's questions in words and names, checked for their count, unique ids,
+    both halves in every category and the names' kind; and where its tree is laid out."""
     from benches.quality import large
     from benches.quality.dataset import data_dir
 
-    corpus = large.CORPORA["rails"]
+    corpus = large.CORPORA[name]
     questions = large.load_questions(corpus.questions["full"])
     names = large.load_questions(corpus.questions["symbols"])
     assert len(questions) == 40 and len(names) == 48
@@ -113,7 +116,11 @@ def test_rails_sets_split_in_halves_and_target_definitions_in_its_gems() -> None
         halves = {large.half_of(q.id) for q in questions if q.category == category}
         assert halves == set(large.HALVES), category
     assert all(q.category == large.SYMBOL and q.duplicate for q in names)
-    tree = data_dir() / "large" / corpus.name
+    return questions, names, data_dir() / "large" / corpus.name
+
+
+def test_rails_sets_split_in_halves_and_target_definitions_in_its_gems() -> None:
+    questions, names, tree = _large_sets("rails")
     if not tree.is_dir():
         return  # laid out by `python -m benches.quality.large --corpus rails`
     missing = [t.path for q in questions + names for t in q.targets
@@ -128,21 +135,9 @@ def test_rails_sets_split_in_halves_and_target_definitions_in_its_gems() -> None
 
 
 def test_eigen_sets_split_in_halves_and_target_definitions_in_its_headers() -> None:
-    from benches.quality import large
-    from benches.quality.dataset import data_dir
-
-    corpus = large.CORPORA["eigen"]
-    questions = large.load_questions(corpus.questions["full"])
-    names = large.load_questions(corpus.questions["symbols"])
-    assert len(questions) == 40 and len(names) == 48
-    assert len({q.id for q in questions + names}) == 88
-    for category in large.CATEGORIES:
-        halves = {large.half_of(q.id) for q in questions if q.category == category}
-        assert halves == set(large.HALVES), category
-    assert all(q.category == large.SYMBOL and q.duplicate for q in names)
+    questions, names, tree = _large_sets("eigen")
     # Only files with an extension are indexed: no target is a module header (`Eigen/Core`).
     assert all(Path(t.path).suffix == ".h" for q in questions + names for t in q.targets)
-    tree = data_dir() / "large" / corpus.name
     if not tree.is_dir():
         return  # laid out by `python -m benches.quality.large --corpus eigen`
     for q in names:
