@@ -239,7 +239,7 @@ class _Declarations:
     def definitions_named(self, names: Sequence[str]) -> list[DefinitionRow]:
         """Whole definitions: a part (`#part2`) counts by its first part."""
         return [
-            DefinitionRow(row[0], "", "", row[2], row[2], 1, 1)
+            DefinitionRow(row[0], "", "", row[2], row[2], 1, 1, row[1])
             for row in self.rows
             if row[2] in names and "#part" not in row[0]
         ]
@@ -518,3 +518,75 @@ def test_a_cpp_primary_template_comes_before_its_specialisations() -> None:
                          kind="struct", language="cpp"), score)
               for row, score in zip(rows, (0.9, 0.8, 0.4))]
     assert _primary("packet_traits", scored, facts)[0] == primary[0]
+
+
+def test_a_cpp_template_only_declared_comes_before_its_many_specialisations() -> None:
+    # Eigen declares `traits` once and specialises it in more headers than make a name
+    # common: the arms return specialisations, and the declaration must still join them.
+    declared = ("util/ForwardDeclarations.h::traits", "cpp", "traits", "",
+                "template<typename T> struct traits;\n")
+    special = [(f"Core/Expr{n}.h::traits", "cpp", "traits", "",
+                f"template<typename T> struct traits<Expr{n}<T> >\n{{\n  typedef T Scalar;\n}};\n")
+               for n in range(MISSED_DEFINITIONS + 10)]
+    rows = [*special, declared]
+    defines = definition_finder(_Declarations(rows))
+    facts = defines([special[0][0], special[1][0]], ["traits"])
+    assert set(facts) == {special[0][0], special[1][0], declared[0]}
+    assert facts[declared[0]].stub and not facts[declared[0]].specialisation
+    assert facts[special[0][0]].specialisation and not facts[special[0][0]].stub
+    scored = [(Candidate(row[0], row[0].split("::")[0], "traits", fqn="Eigen.internal.traits",
+                         kind="struct", language="cpp"), score)
+              for row, score in ((special[0], 0.9), (special[1], 0.8), (declared, 0.1))]
+    assert _primary("Eigen::internal::traits", scored, facts)[0] == declared[0]
+    # A body still comes before a declaration where neither is a specialisation.
+    plain = {row[0]: DefinitionFacts(stub=row is declared) for row, _ in
+             [(declared, 0), (special[0], 0)]}
+    assert _primary("traits", scored[::2], plain) == [special[0][0], declared[0]]
+
+
+def test_a_name_defined_too_often_to_read_is_left_to_the_arms() -> None:
+    from sharc.ranking.visibility import SPECIALISED_READ
+
+    # Specialised in more headers than are read, or defined more often than that without
+    # being a template: no definition the arms missed is added.
+    special = [(f"h{n}.h::traits", "cpp", "traits", "",
+                f"template<> struct traits<T{n}> {{}};\n") for n in range(SPECIALISED_READ)]
+    declared = ("fwd.h::traits", "cpp", "traits", "", "template<typename T> struct traits;\n")
+    found = definition_finder(_Declarations([*special, declared]))(["h0.h::traits"], ["traits"])
+    assert set(found) == {"h0.h::traits"}
+    overloads = [(f"o{n}.h::swap", "cpp", "swap", "", f"void swap(T{n}& a, T{n}& b) {{}}\n")
+                 for n in range(MISSED_DEFINITIONS + 1)]
+    found = definition_finder(_Declarations(overloads))(["o0.h::swap"], ["swap"])
+    assert set(found) == {"o0.h::swap"}
+
+
+def test_a_cpp_function_of_one_file_alone_follows_the_one_every_file_sees() -> None:
+    # Eigen's generic `pload` against a larger overload for one GPU type in an unnamed
+    # namespace, and a C helper declared `static` against the library's function.
+    generic = ("Core/GenericPacketMath.h::Eigen.internal.pload", "cpp", "pload",
+               "// Context: namespace internal > namespace Eigen (Core/GenericPacketMath.h)\n",
+               "template<typename Packet> inline Packet\npload(const Scalar* from) "
+               "{ return *from; }\n")
+    gpu = ("Core/arch/GPU/PacketMath.h::Eigen.internal.pload#3", "cpp", "pload",
+           "// Context: namespace > namespace internal > namespace Eigen (GPU/PacketMath.h)\n",
+           "namespace {\n\nhalf2 pload(const half* from) {\n  return *reinterpret_cast<const"
+           " half2*>(from);\n}\n\n}\n")
+    helper = ("src/tool.c::print_value", "c", "print_value", "// Context: module tool (tool.c)\n",
+              "static void print_value(const item *value)\n{\n  puts(value->text);\n"
+              "  puts(\"\\n\");\n}\n")
+    library = ("src/lib.c::print_value", "c", "print_value", "// Context: module lib (lib.c)\n",
+               "bool print_value(const item *value)\n{\n  return emit(value);\n}\n")
+    rows = [gpu, generic, helper, library]
+    facts = definition_finder(_Declarations(rows))([row[0] for row in rows],
+                                                   ["pload", "print_value"])
+    assert facts[gpu[0]].private and facts[helper[0]].private
+    assert not facts[generic[0]].private and not facts[library[0]].private
+
+    def scored(*found: tuple[str, str, str, str, str]) -> list[tuple[Candidate, float]]:
+        return [(Candidate(row[0], row[0].split("::")[0], row[2], fqn=row[2], kind="function",
+                           language=row[1], start_line=1, end_line=row[4].count("\n")), score)
+                for row, score in zip(found, (0.9, 0.5))]
+
+    assert _primary("pload", scored(gpu, generic), facts)[0] == generic[0]
+    assert _primary("print_value", scored(helper, library), facts)[0] == library[0]
+    assert _primary("pload", scored(gpu, generic))[0] == gpu[0]  # without facts, the larger

@@ -183,3 +183,37 @@ def test_a_cpp_primary_template_is_no_specialisation(symbol: str, code: str) -> 
     from sharc.ranking.visibility import specialises
 
     assert not specialises("cpp", symbol, code)
+
+
+@pytest.mark.parametrize(("language", "header", "code"), [
+    # A function of one C file, and one in C++'s unnamed namespace (the chunker's scope).
+    ("c", "// Context: module cJSON (cJSON.c)\n", "static cJSON_bool parse_number(void)\n{\n}\n"),
+    ("cpp", "// Context: namespace > namespace internal > namespace Eigen (GPU/PacketMath.h)\n",
+     "EIGEN_STRONG_INLINE half2 parse_number(const half* from) {\n  return *from;\n}\n"),
+])
+def test_a_c_or_cpp_name_of_its_own_file_alone_is_private(
+    language: str, header: str, code: str
+) -> None:
+    from sharc.ranking.visibility import internal_linkage
+
+    assert internal_linkage(language, "parse_number", header, code)
+
+
+@pytest.mark.parametrize(("language", "header", "code"), [
+    # A static member of a class (visible wherever the class is), a named namespace, a
+    # function without `static`, a `static_cast` in the declaring line, and another language.
+    ("cpp", "// Context: class App > namespace CLI (App.hpp)\n",
+     "static App *parse_number(int argc);\n"),
+    ("cpp", "// Context: namespace detail > namespace CLI (App.hpp)\n",
+     "inline int parse_number(const char *text) { return 0; }\n"),
+    ("c", "// Context: module cJSON (cJSON.c)\n", "cJSON_bool parse_number(void)\n{\n}\n"),
+    ("cpp", "// Context: namespace CLI (App.hpp)\n",
+     "auto parse_number = static_cast<int (*)(const char *)>(atoi);\n"),
+    ("java", "// Context: class Parser (Parser.java)\n", "static int parse_number() {}\n"),
+])
+def test_a_c_or_cpp_name_seen_beyond_its_file_is_not_private(
+    language: str, header: str, code: str
+) -> None:
+    from sharc.ranking.visibility import internal_linkage
+
+    assert not internal_linkage(language, "parse_number", header, code)

@@ -147,7 +147,7 @@ class GraphTables:
         found: list[DefinitionRow] = []
         for batch in _batches(list(dict.fromkeys(names))):
             rows = self._db.connection().execute(
-                "SELECT id, path, kind, symbol, fqn, start_line, end_line FROM chunks"
+                "SELECT id, path, kind, symbol, fqn, start_line, end_line, language FROM chunks"
                 f" WHERE symbol IN ({', '.join('?' * len(batch))}) AND id NOT LIKE '%#part%'",
                 batch,
             )
@@ -265,7 +265,7 @@ class GraphTables:
         found: list[DefinitionRow] = []
         for batch in _batches(list(dict.fromkeys(chunk_ids))):
             rows = self._db.connection().execute(
-                "SELECT id, path, kind, symbol, fqn, start_line, end_line FROM chunks"
+                "SELECT id, path, kind, symbol, fqn, start_line, end_line, language FROM chunks"
                 f" WHERE id IN ({', '.join('?' * len(batch))})",
                 batch,
             )

@@ -67,7 +67,7 @@ class ReferenceRow(NamedTuple):
 
 
 class DefinitionRow(NamedTuple):
-    """A chunk that defines a name: its id, place, kind and fully qualified name."""
+    """A chunk that defines a name: its id, place, kind, fully qualified name and language."""
 
     chunk_id: str
     path: str
@@ -76,6 +76,7 @@ class DefinitionRow(NamedTuple):
     fqn: str
     start_line: int
     end_line: int
+    language: str = ""
 
 
 class ChunkPlace(NamedTuple):

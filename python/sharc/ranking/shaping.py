@@ -77,13 +77,15 @@ def primary_key(
     """How surely a definition of the queried name is the one meant, larger first, each
     quality above all the ones after it: the tier of its match (`definition_tier`), not
     declared private or deprecated (`demoted_definitions`), in the file named after it
-    (`Store.cs` for a partial class `Store` spread over `Store.Settings.cs`), with a body
-    (not a forward declaration, prototype or one-line reopening), the part that declares it
-    (not a long doc comment the chunker cut off from its declaration), and with a keyword
-    (`def start_link`, not a part whose doc examples only call it), in a public module (`io`,
-    not its pure-Python twin `_pyio`; after a body: attrs implements `evolve` in `_make.py`,
-    and its `__init__.pyi` only declares it), a C++ template's primary definition (not a
-    specialisation: `packet_traits`, not `packet_traits<float>`), the shortest
+    (`Store.cs` for a partial class `Store` spread over `Store.Settings.cs`), a C++
+    template's primary definition, even one only declared (not a specialisation:
+    `packet_traits`, not `packet_traits<float>`; Eigen declares `template<typename T> struct
+    traits;` and specialises it for every expression), with a body (not a forward
+    declaration, prototype or one-line reopening), the part that declares it (not a long doc
+    comment the chunker cut off from its declaration), and with a keyword (`def
+    start_link`, not a part whose doc examples only call it), in a public module (`io`, not
+    its pure-Python twin `_pyio`; after a body: attrs implements `evolve` in `_make.py`, and
+    its `__init__.pyi` only declares it), the shortest
     qualified name (`Http::Client` before `Http::Auth::Basic::Client`), the one the others
     build on (its file imported by another's: the strict `ByteString` the lazy one is made
     of), the larger body by powers of two, every part of a definition the chunker cut
@@ -102,10 +104,10 @@ def primary_key(
         definition_tier(match),
         DEMOTION_STEPS - min(DEMOTION_STEPS, demotion),
         int(match.definition_file),
+        int(facts is None or not facts.specialisation),
         int(not stub),
         declared,
         int(facts is None or not facts.internal),
-        int(facts is None or not facts.specialisation),
         NESTING_LEVELS - depth,
         int(facts is not None and facts.built_upon),
         min(SIZE_LEVELS, lines.bit_length()),

@@ -42,6 +42,9 @@ class NamedDefinition(Protocol):
     @property
     def chunk_id(self) -> str: ...
 
+    @property
+    def language(self) -> str: ...
+
 
 class DefinitionSource(Protocol):
     """What a definition finder reads: the manifest (`sharc.manifest.Manifest`)."""
@@ -62,14 +65,20 @@ class DefinitionSource(Protocol):
 
 
 #: A name with more whole definitions than this is a common one (`parse`, `init`): the arms'
-#: candidates stand for it, and no definition the arms missed is added.
+#: candidates stand for it, and no definition the arms missed is added. A C++ template's
+#: specialisations do not count (`unspecialised`).
 MISSED_DEFINITIONS = 50
+#: Of a name with more definitions than `MISSED_DEFINITIONS`, up to this many are read for
+#: the C++ template's specialisations among them (Eigen specialises `traits` in 113
+#: headers and declares one primary template); a name with more is common whatever they are.
+SPECIALISED_READ = 400
 
 
 class DefinitionFacts(NamedTuple):
     """What the declaration of a definition says beyond its name."""
 
-    #: Declared private (`declared_private`).
+    #: Declared private (`declared_private`), or a C or C++ name of its own file alone
+    #: (`internal_linkage`).
     private: bool = False
     #: A class method: Ruby's `def self.name`, or a method of a class's `class << self`.
     class_level: bool = False
@@ -100,8 +109,8 @@ class DefinitionFacts(NamedTuple):
     #: the public module comes first; a public module's stub (`__init__.pyi`) does not.
     internal: bool = False
     #: A C++ template's specialisation (`template<> struct packet_traits<float>`,
-    #: `struct traits<Product<Lhs, Rhs>>`; `specialises`): of two with a body, the primary
-    #: template comes first.
+    #: `struct traits<Product<Lhs, Rhs>>`; `specialises`): the primary template comes first,
+    #: even one only declared.
     specialisation: bool = False
 
 
@@ -127,7 +136,9 @@ def definition_finder(
             source, [_path_of(row[0]) for row in apart if row[1] == "python"]
         )
         for chunk_id, language, symbol, header, code in rows:
-            private = declared_private(language, symbol, code)
+            private = declared_private(language, symbol, code) or internal_linkage(
+                language, symbol, header, code
+            )
             restricted = declared_restricted(language, symbol, code)
             if language == "rust":
                 private, restricted = rust_reach(chunk_id, header, private, restricted)
@@ -152,12 +163,18 @@ def _told_apart(
     rows: Sequence[tuple[str, str, str, str, str]],
 ) -> list[tuple[str, str, str, str, str]]:
     """The rows (`definitions_among`) of symbols defined in several files, but not in more
-    than `MISSED_DEFINITIONS`: a common name's definitions (`__init__`, `run`) are left to
-    the arms' scores."""
+    than `MISSED_DEFINITIONS` (a C++ template's specialisations not counted): a common
+    name's definitions (`__init__`, `run`) are left to the arms' scores."""
     files: dict[str, set[str]] = {}
-    for row in rows:
-        files.setdefault(row[2], set()).add(_path_of(row[0]))
-    return [row for row in rows if 1 < len(files[row[2]]) <= MISSED_DEFINITIONS]
+    unspecialised: dict[str, set[str]] = {}
+    for chunk_id, language, symbol, _, code in rows:
+        files.setdefault(symbol, set()).add(_path_of(chunk_id))
+        if not specialises(language, symbol, code):
+            unspecialised.setdefault(symbol, set()).add(_path_of(chunk_id))
+    return [
+        row for row in rows
+        if len(files[row[2]]) > 1 and len(unspecialised.get(row[2], ())) <= MISSED_DEFINITIONS
+    ]
 
 
 def _internal_beside_public(
@@ -212,12 +229,32 @@ def missed_definitions(
     counts by its first part, the one that declares it) and are not among `chunk_ids`: in a
     large class the later parts can hold more of the name's uses than the declaration, so
     the arms return them and miss the part a search for the name is after. None for a name
-    with more than `MISSED_DEFINITIONS` definitions."""
+    with more than `MISSED_DEFINITIONS` definitions, but for a C++ template specialised more
+    often than that its primary template and the other definitions that are no
+    specialisation (`unspecialised`)."""
     named = source.definitions_named(names)
     if len(named) > MISSED_DEFINITIONS:
-        return []
+        named = unspecialised(source, named, names)
     among = set(chunk_ids)
     return [row.chunk_id for row in named if row.chunk_id not in among]
+
+
+def unspecialised(
+    source: DefinitionSource, named: Sequence[NamedDefinition], names: Sequence[str]
+) -> list[NamedDefinition]:
+    """Of a name's many definitions (`definitions_named`), those that are no C++ template
+    specialisation (`specialises`), where no more than `MISSED_DEFINITIONS` are left; none
+    otherwise, nor for a name with more than `SPECIALISED_READ` (common whatever its
+    definitions are) or without a C++ definition (nothing is read)."""
+    if len(named) > SPECIALISED_READ or all(row.language != "cpp" for row in named):
+        return []
+    rows = source.definitions_among([row.chunk_id for row in named], names)
+    special = {
+        chunk_id for chunk_id, language, symbol, _, code in rows
+        if specialises(language, symbol, code)
+    }
+    left = [row for row in named if row.chunk_id not in special]
+    return left if len(left) <= MISSED_DEFINITIONS else []
 
 
 def class_level(language: str, symbol: str, header: str, code: str) -> bool:
@@ -288,6 +325,28 @@ def rust_reach(chunk_id: str, header: str, private: bool, restricted: bool) -> t
             return (not crate_wide, crate_wide)
         restricted = restricted or module.group(2) is not None
     return (False, restricted)
+
+
+#: The scopes of a C or C++ chunk's header inside which `static` makes a member, not a name
+#: of the file alone.
+_TYPE_SCOPES = ("class ", "struct ", "union ")
+
+
+def internal_linkage(language: str, symbol: str, header: str, code: str) -> bool:
+    """Whether a C or C++ definition is visible only in its own file: inside an unnamed
+    namespace (the chunker's scope `namespace`, without a name), or declared `static` outside
+    a class, struct or union (`static int parse_args(...)`; in a class, `static` makes a
+    member of the class, visible wherever the class is)."""
+    if language not in ("c", "cpp"):
+        return False
+    scopes = _header_scopes(header)
+    if "namespace" in scopes:
+        return True
+    words = _words_before(symbol, code)
+    return (
+        words is not None and "static" in words
+        and not any(scope.startswith(_TYPE_SCOPES) for scope in scopes)
+    )
 
 
 def _header_scopes(header: str) -> list[str]:
