@@ -217,3 +217,19 @@ def test_a_c_or_cpp_name_seen_beyond_its_file_is_not_private(
     from sharc.ranking.visibility import internal_linkage
 
     assert not internal_linkage(language, "parse_number", header, code)
+
+
+def test_a_block_comments_code_example_does_not_declare_the_name() -> None:
+    from sharc.ranking.visibility import declared_with_keyword, specialises
+
+    # Eigen's doc comment shows the class in use above the class itself, its lines without
+    # a leading `*`; the primary template is the `class` line, no specialisation.
+    code = (
+        "/** \\class MatrixBase\n  * Base class:\n  * \\code\n"
+        "    template<typename Derived>\n    void printFirstRow(const MatrixBase<Derived>& x)\n"
+        "  * \\endcode\n  */\ntemplate<typename Derived> class MatrixBase\n  : public Dense\n{\n};\n"
+    )
+    assert not specialises("cpp", "MatrixBase", code)
+    assert declared_with_keyword("MatrixBase", code)
+    # A one-line block comment ends where it opens; the code after it counts.
+    assert specialises("cpp", "traits", "/* the float one */\nstruct traits<float> {};\n")

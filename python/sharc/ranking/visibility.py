@@ -472,14 +472,20 @@ def _declaring_line(symbol: str, code: str) -> int | None:
 
 def _naming_lines(symbol: str, code: str) -> Iterator[int]:
     """The indexes of the lines of `code` that are not comments and name `symbol` as a whole
-    word. Lines inside a string that spans lines count: a part the chunker cut can start
-    inside a docstring or heredoc, and where it does no line says so."""
+    word. A block comment opened at the start of a line (`/*`, `/**`) runs to the line that
+    closes it, its lines comments whatever they start with (Eigen's doc comments hold code
+    examples, `void print(const MatrixBase<Derived>& x)`, above the class). Lines inside a
+    string that spans lines count: a part the chunker cut can start inside a docstring or
+    heredoc, and where it does no line says so."""
     if not symbol:
         return
     name = _name_pattern(symbol)
+    in_block = False
     for number, line in enumerate(code.splitlines()):
         stripped = line.lstrip()
-        if not stripped.startswith(_COMMENT_STARTS) and name.search(stripped):
+        if in_block or stripped.startswith("/*"):
+            in_block = "*/" not in (stripped if in_block else stripped[2:])
+        elif not stripped.startswith(_COMMENT_STARTS) and name.search(stripped):
             yield number
 
 
