@@ -335,3 +335,49 @@ def test_search_with_graph_neighbours_on_reads_the_graph(index: sharc.Index) -> 
     index.ranking_settings = dataclasses.replace(index.ranking_settings, neighbour_lift=0.3)
     lifted = index.search("load a value and normalize it", mode="keyword")
     assert sorted(h.id for h in lifted) == sorted(plain)
+
+
+def test_a_receiver_named_after_the_class_points_at_its_method(tmp_path: Path) -> None:
+    # JavaScript's `Reply.prototype.send` is a method of `Reply`; a Ruby variable
+    # `declaration_list` holds a `DeclarationList`. Neither caller imports the definition's
+    # file, so only the receiver makes either call sure.
+    root = tmp_path / "repo"
+    write(root, {
+        "lib/reply.js": """\
+            function Reply (res) { this.res = res }
+            Reply.prototype.send = function (payload) { return this.res.end(payload) }
+            Reply.prototype.sendTwice = function (payload) { this.send(payload); this.send(payload) }
+            module.exports = Reply
+            """,
+        "test/reply.test.js": """\
+            function check (reply, other) {
+              reply.send('ok')
+              return other.send('no')
+            }
+            """,
+        "lib/shop/declaration_list.rb": """\
+            module Shop
+              class DeclarationList
+                def declare_attribute(name)
+                  name
+                end
+              end
+            end
+            """,
+        "spec/shop/declaration_list_spec.rb": """\
+            def check(declaration_list, other)
+              declaration_list.declare_attribute(:name)
+              other.declare_attribute(:name)
+            end
+            """,
+    })
+    index = sharc.Index.open(root, index_dir=tmp_path / "index")
+    index.update(embed=False)
+    sites = {e.location: e for e in index.callers("Reply.send")}
+    assert not sites["test/reply.test.js:2"].ambiguous  # `reply`
+    assert sites["test/reply.test.js:2"].candidates[0].scope.endswith("receiver")
+    assert sites["test/reply.test.js:3"].ambiguous  # `other`: any object's `send`
+    assert not sites["lib/reply.js:3"].ambiguous  # `this` in another method of Reply
+    sites = {e.location: e for e in index.callers("DeclarationList.declare_attribute")}
+    assert not sites["spec/shop/declaration_list_spec.rb:2"].ambiguous
+    assert sites["spec/shop/declaration_list_spec.rb:3"].ambiguous

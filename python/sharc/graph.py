@@ -378,7 +378,12 @@ def _label(definition: Definition) -> str:
 
 
 def _fqn_matches(fqn: str, dotted: str) -> bool:
-    return fqn == dotted or fqn.endswith("." + dotted) or "." not in dotted
+    """Whether a qualified name is the one asked for, or ends with it; a JavaScript method
+    is asked for without `prototype` too (`Reply.send` for `Reply.prototype.send`)."""
+    return "." not in dotted or any(
+        name == dotted or name.endswith("." + dotted)
+        for name in (fqn, fqn.replace(".prototype.", "."))
+    )
 
 
 def _kind_fits(reference_kind: str, definition_kind: str) -> bool:
@@ -399,12 +404,22 @@ def _reachable(reference: ReferenceRow, language: str, definition: Definition) -
 
 
 def _scope_of(fqn: str) -> str:
-    return fqn.rsplit(".", 1)[0] if "." in fqn else ""
+    """The class (or module) a member's qualified name puts it in: JavaScript's
+    `Reply.prototype.send` is `Reply`'s, as `Reply.send` is."""
+    scope = fqn.rsplit(".", 1)[0] if "." in fqn else ""
+    return scope.removesuffix(".prototype")
+
+
+def _folded(name: str) -> str:
+    """A name in one case without underscores: `declaration_list` and `DeclarationList` are
+    both `declarationlist`."""
+    return name.replace("_", "").lower()
 
 
 def _receiver_names_class(reference: ReferenceRow, definition: Definition) -> bool:
     """Whether a call's receiver points at the candidate's class: `self`/`this` inside that
-    class, or a receiver whose last segment is the class name (any case, `_` dropped)."""
+    class, or a receiver whose last segment is the class name (any case, `_` dropped: a
+    variable `declaration_list` holds a `DeclarationList`, `reply` a `Reply`)."""
     receiver = reference.qualifier
     scope = _scope_of(definition.fqn)
     if reference.kind != "call" or not receiver or receiver == "…" or not scope:
@@ -413,8 +428,8 @@ def _receiver_names_class(reference: ReferenceRow, definition: Definition) -> bo
         caller = _base_id(reference.chunk_id).split("::", 1)[-1]
         return _scope_of(caller) == scope
     last = re.split(r"\.|::|->|:", receiver)[-1]
-    last = re.sub(r"\(.*\)$", "", last).strip("_$@").lower()
-    return bool(last) and last == scope.rsplit(".", 1)[-1].lower()
+    last = _folded(re.sub(r"\(.*\)$", "", last).strip("$@"))
+    return bool(last) and last == _folded(scope.rsplit(".", 1)[-1])
 
 
 def _base_id(chunk_id: str) -> str:
