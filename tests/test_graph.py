@@ -381,3 +381,21 @@ def test_a_receiver_named_after_the_class_points_at_its_method(tmp_path: Path) -
     sites = {e.location: e for e in index.callers("DeclarationList.declare_attribute")}
     assert not sites["spec/shop/declaration_list_spec.rb:2"].ambiguous
     assert sites["spec/shop/declaration_list_spec.rb:3"].ambiguous
+
+
+def test_a_c_file_reaches_what_its_included_headers_include(tmp_path: Path) -> None:
+    # The test includes only its helpers' header; that header includes the library's.
+    root = tmp_path / "repo"
+    write(root, {
+        "lib/json.h": "int json_create(void);\n",
+        "lib/json.c": '#include "json.h"\n\nint json_create(void)\n{\n    return 1;\n}\n',
+        "tests/common.h": '#include "../lib/json.h"\n#include <stdio.h>\n',
+        "tests/add.c": '#include "common.h"\n\nint main(void)\n{\n    return json_create();\n}\n',
+        "tools/other.c": "int main(void)\n{\n    return json_create();\n}\n",
+    })
+    index = sharc.Index.open(root, index_dir=tmp_path / "index")
+    index.update(embed=False)
+    sites = {e.location: e for e in index.callers("json_create")}
+    assert sites["tests/add.c:5"].candidates[0].scope == "imported"
+    assert not sites["tests/add.c:5"].ambiguous
+    assert sites["tools/other.c:3"].ambiguous  # includes nothing: maybe another library's

@@ -79,7 +79,7 @@ def _print(
     args: argparse.Namespace, graph: Graph, edges: list[Edge], title: str, *,
     outgoing: bool = False,
 ) -> int:
-    from sharc.graph import definition_dict, describe_candidates, edge_dict
+    from sharc.graph_values import definition_dict, describe_candidates, edge_dict
 
     definitions = graph.definitions(args.symbol, path=args.under)
     shown = [e for e in edges if e.confidence >= args.min_confidence][: max(args.limit, 0)]

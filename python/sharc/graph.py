@@ -51,6 +51,11 @@ FAMILIES = (
 BARE_CALLS_ARE_FUNCTIONS = frozenset({
     "python", "javascript", "typescript", "tsx", "vue", "svelte", "go", "rust", "c", "php",
 })
+#: Languages whose includes paste a header's text, its own includes with it.
+INCLUDING = frozenset({"c", "cpp", "objc"})
+#: How many levels of included headers a C or C++ file's includes are followed through.
+INCLUDE_DEPTH = 2
+HEADER_EXTENSIONS = frozenset({".h", ".hh", ".hpp", ".hxx", ".h++", ".inl", ".ipp", ".tpp"})
 #: Receivers that name the caller's own object or class.
 SELF_RECEIVERS = frozenset({"self", "this", "cls", "$this", "Self", "static", "@"})
 SAME_FILE, SAME_DIRECTORY, IMPORTED, ELSEWHERE = (
@@ -144,6 +149,7 @@ class Graph:
         self.settings = settings or GraphSettings()
         self._languages: dict[str, str] | None = None
         self._imports: dict[str, tuple[str, ...]] = {}
+        self._headers: dict[str, list[str]] | None = None
 
     def check(self) -> None:
         """Raise `GraphNotBuiltError` if the index holds no graph yet."""
@@ -212,11 +218,46 @@ class Graph:
         return weight, scope
 
     def _imports_of(self, path: str) -> tuple[str, ...]:
-        """The module paths a file imports, as `a/b/c` tails."""
+        """The module paths a file imports, as `a/b/c` tails; for C and C++, what the headers
+        it includes include too (`_with_included`)."""
         if path not in self._imports:
-            rows = self.manifest.references_of_paths([path], kinds=["import"])
-            self._imports[path] = tuple(sorted({_module_tail(r) for r in rows} - {""}))
+            tails = self._import_tails([path])
+            if self._language_map().get(path) in INCLUDING:
+                tails = self._with_included(path, tails)
+            self._imports[path] = tuple(sorted(tails))
         return self._imports[path]
+
+    def _import_tails(self, paths: Sequence[str]) -> set[str]:
+        rows = self.manifest.references_of_paths(paths, kinds=["import"])
+        return {_module_tail(r) for r in rows} - {""}
+
+    def _with_included(self, path: str, tails: set[str]) -> set[str]:
+        """`tails` with the includes of the indexed headers they name, `INCLUDE_DEPTH`
+        levels down: an include pastes the header's text, its includes with it (a test that
+        includes `common.h`, which includes `../cJSON.h`, calls what `cJSON.c` defines)."""
+        found, frontier, seen = set(tails), set(tails), {path}
+        for _ in range(INCLUDE_DEPTH):
+            headers = [header for header in self._headers_named(frontier) if header not in seen]
+            if not headers:
+                break
+            seen.update(headers)
+            frontier = self._import_tails(headers) - found
+            found |= frontier
+        return found
+
+    def _headers_named(self, tails: Iterable[str]) -> list[str]:
+        """The indexed C and C++ headers whose path, less its extension, ends with a tail."""
+        if self._headers is None:
+            self._headers = defaultdict(list)
+            for known in self._language_map():
+                stem, extension = posixpath.splitext(known)
+                if extension in HEADER_EXTENSIONS:
+                    self._headers[posixpath.basename(stem)].append(known)
+        return [
+            header for tail in tails
+            for header in self._headers.get(tail.rsplit("/", 1)[-1], ())
+            if ("/" + posixpath.splitext(header)[0]).endswith("/" + tail)
+        ]
 
     def _same_family(self, a: str, b: str) -> bool:
         languages = self._language_map()
@@ -501,43 +542,6 @@ def _receiver_class(qualifier: str) -> str:
     """The class a call's receiver names (`Sidekiq::Manager` -> Manager), or ''."""
     last = re.split(r"\.|::|->|:", qualifier)[-1].strip("@$_") if qualifier else ""
     return last if last[:1].isupper() else ""
-
-
-# -- plain values, for JSON (the CLI and the MCP tools) ------------------------------------
-
-
-def definition_dict(definition: Definition) -> dict[str, object]:
-    return {
-        "id": definition.id, "location": definition.location, "kind": definition.kind,
-        "symbol": definition.symbol, "fqn": definition.fqn,
-    }
-
-
-def edge_dict(edge: Edge, *, max_candidates: int = 5) -> dict[str, object]:
-    """An edge as plain values: where, from which chunk, what it may mean."""
-    return {
-        "location": edge.location, "path": edge.path, "line": edge.line, "name": edge.name,
-        "kind": edge.kind, "confidence": edge.confidence, "ambiguous": edge.ambiguous,
-        "from": definition_dict(edge.source) if edge.source else None,
-        "candidates": [
-            {**definition_dict(c.definition), "confidence": c.confidence, "scope": c.scope}
-            for c in edge.candidates[:max_candidates]
-        ],
-        "more_candidates": max(0, len(edge.candidates) - max_candidates),
-    }
-
-
-def describe_candidates(edge: Edge, *, limit: int = 3) -> str:
-    """`Store.load (same file, 0.70), load (same directory, 0.26), +2 more`; or `outside
-    the index` when the name has no definition here."""
-    if not edge.candidates:
-        return "not defined in the index"
-    shown = [
-        f"{c.definition.fqn or c.definition.symbol} ({c.scope}, {c.confidence:.2f})"
-        for c in edge.candidates[:limit]
-    ]
-    extra = len(edge.candidates) - limit
-    return ", ".join(shown) + (f", +{extra} more" if extra > 0 else "")
 
 
 def with_neighbours(

@@ -296,7 +296,7 @@ class SharcTools:
         )
         if not nodes:
             return f"No definition of {symbol!r} in the index of {root}."
-        from sharc.graph import definition_dict, edge_dict
+        from sharc.graph_values import definition_dict, edge_dict
 
         data = [
             {**definition_dict(node.definition), "depth": node.depth,
@@ -320,7 +320,7 @@ async def _graph_of(service: SharcService, root: Path) -> Any:
 
 
 def _format_edges(graph: Any, symbol: str, edges: list[Any], limit: int) -> str:
-    from sharc.graph import describe_candidates
+    from sharc.graph_values import describe_candidates
 
     definitions = graph.definitions(symbol)
     head = (f"{len(edges)} reference(s) to {symbol!r}; defined at "
