@@ -399,3 +399,20 @@ def test_a_c_file_reaches_what_its_included_headers_include(tmp_path: Path) -> N
     assert sites["tests/add.c:5"].candidates[0].scope == "imported"
     assert not sites["tests/add.c:5"].ambiguous
     assert sites["tools/other.c:3"].ambiguous  # includes nothing: maybe another library's
+
+
+def test_a_rust_file_reaches_the_module_it_declares(tmp_path: Path) -> None:
+    # Each integration test declares the shared helpers' module (`tests/common/mod.rs`).
+    root = tmp_path / "repo"
+    write(root, {
+        "tests/common/mod.rs": "pub fn bail_fmt() -> u32 {\n    7\n}\n",
+        "tests/test_downcast.rs": "mod common;\n\nuse self::common::*;\n\n#[test]\n"
+                                  "fn downcast() {\n    assert_eq!(bail_fmt(), 7);\n}\n",
+        "benches/other.rs": "fn run() -> u32 {\n    bail_fmt()\n}\n",
+    })
+    index = sharc.Index.open(root, index_dir=tmp_path / "index")
+    index.update(embed=False)
+    sites = {e.location: e for e in index.callers("bail_fmt")}
+    assert sites["tests/test_downcast.rs:7"].candidates[0].scope == "imported"
+    assert not sites["tests/test_downcast.rs:7"].ambiguous
+    assert sites["benches/other.rs:2"].ambiguous

@@ -7,6 +7,8 @@
 (call_expression function: (generic_function function: (field_expression field: (field_identifier) @name))) @reference.call
 (macro_invocation macro: (identifier) @name) @reference.call
 (macro_invocation macro: (scoped_identifier name: (identifier) @name)) @reference.call
+; `mod common;` makes `common.rs` (or `common/mod.rs`) part of the file's crate: an import.
+(mod_item name: (identifier) @name !body) @reference.import
 (use_declaration argument: (scoped_identifier) @name) @reference.import
 (use_declaration argument: (identifier) @name) @reference.import
 (use_declaration argument: (use_as_clause path: (_) @name)) @reference.import

@@ -156,6 +156,17 @@ impl fmt::Display for Wrapper {\n    fn fmt(&self, f: &mut fmt::Formatter) -> fm
 }
 
 #[test]
+fn a_rust_module_declared_in_its_own_file_is_imported() {
+    // `mod common;` brings `common.rs` or `common/mod.rs` in; an inline `mod tests { ... }`
+    // is code of this file, no import.
+    assert_edges(
+        "tests/test_downcast.rs",
+        "mod common;\n\nuse self::common::*;\n\n#[cfg(test)]\nmod tests {\n    fn check() {}\n}\n",
+        &[("", "common", "import"), ("", "common", "import")],
+    );
+}
+
+#[test]
 fn rust_calls_inside_macro_arguments_count() {
     assert_edges(
         "tests/chain.rs",
