@@ -416,3 +416,25 @@ def test_a_rust_file_reaches_the_module_it_declares(tmp_path: Path) -> None:
     assert sites["tests/test_downcast.rs:7"].candidates[0].scope == "imported"
     assert not sites["tests/test_downcast.rs:7"].ambiguous
     assert sites["benches/other.rs:2"].ambiguous
+
+
+def test_a_script_reaches_the_modules_a_barrel_re_exports(tmp_path: Path) -> None:
+    # The tests import the package's `index`, which re-exports the module that defines it.
+    root = tmp_path / "repo"
+    write(root, {
+        "source/utils/type-guards.ts": "export function isHTTPError(error: unknown): boolean {\n"
+                                       "  return error instanceof Error;\n}\n",
+        "source/index.ts": "export {isHTTPError} from './utils/type-guards.js';\n",
+        "test/hooks.ts": "import {isHTTPError} from '../source/index.js';\n\n"
+                         "export const check = (error: unknown) => isHTTPError(error);\n",
+        "test/dir.ts": "import {isHTTPError} from '../source';\n\n"
+                       "export const check = (error: unknown) => isHTTPError(error);\n",
+        "scripts/other.ts": "export const check = (error: unknown) => isHTTPError(error);\n",
+    })
+    index = sharc.Index.open(root, index_dir=tmp_path / "index")
+    index.update(embed=False)
+    sites = {e.location: e for e in index.callers("isHTTPError")}
+    for through_index in ("test/hooks.ts:3", "test/dir.ts:3"):
+        assert sites[through_index].candidates[0].scope == "imported", through_index
+        assert not sites[through_index].ambiguous
+    assert sites["scripts/other.ts:1"].ambiguous

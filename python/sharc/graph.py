@@ -51,11 +51,10 @@ FAMILIES = (
 BARE_CALLS_ARE_FUNCTIONS = frozenset({
     "python", "javascript", "typescript", "tsx", "vue", "svelte", "go", "rust", "c", "php",
 })
-#: Languages whose includes paste a header's text, its own includes with it.
-INCLUDING = frozenset({"c", "cpp", "objc"})
-#: How many levels of included headers a C or C++ file's includes are followed through.
+#: How many levels of passed-through files (`passes_through`) a file's imports are followed.
 INCLUDE_DEPTH = 2
 HEADER_EXTENSIONS = frozenset({".h", ".hh", ".hpp", ".hxx", ".h++", ".inl", ".ipp", ".tpp"})
+SCRIPT_EXTENSIONS = frozenset({".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx"})
 #: Receivers that name the caller's own object or class.
 SELF_RECEIVERS = frozenset({"self", "this", "cls", "$this", "Self", "static", "@"})
 SAME_FILE, SAME_DIRECTORY, IMPORTED, ELSEWHERE = (
@@ -149,7 +148,7 @@ class Graph:
         self.settings = settings or GraphSettings()
         self._languages: dict[str, str] | None = None
         self._imports: dict[str, tuple[str, ...]] = {}
-        self._headers: dict[str, list[str]] | None = None
+        self._passing: dict[str, list[str]] | None = None
 
     def check(self) -> None:
         """Raise `GraphNotBuiltError` if the index holds no graph yet."""
@@ -218,12 +217,10 @@ class Graph:
         return weight, scope
 
     def _imports_of(self, path: str) -> tuple[str, ...]:
-        """The module paths a file imports, as `a/b/c` tails; for C and C++, what the headers
-        it includes include too (`_with_included`)."""
+        """The module paths a file imports, as `a/b/c` tails, and what the files it imports
+        that pass their imports through import (`_with_included`)."""
         if path not in self._imports:
-            tails = self._import_tails([path])
-            if self._language_map().get(path) in INCLUDING:
-                tails = self._with_included(path, tails)
+            tails = self._with_included(path, self._import_tails([path]))
             self._imports[path] = tuple(sorted(tails))
         return self._imports[path]
 
@@ -232,31 +229,36 @@ class Graph:
         return {_module_tail(r) for r in rows} - {""}
 
     def _with_included(self, path: str, tails: set[str]) -> set[str]:
-        """`tails` with the includes of the indexed headers they name, `INCLUDE_DEPTH`
-        levels down: an include pastes the header's text, its includes with it (a test that
-        includes `common.h`, which includes `../cJSON.h`, calls what `cJSON.c` defines)."""
+        """`tails` with the imports of the indexed files they name that pass them through
+        (`passes_through`), `INCLUDE_DEPTH` levels down: a test that includes `common.h`,
+        which includes `../cJSON.h`, calls what `cJSON.c` defines; one that imports
+        `../source/index.js`, which re-exports `./utils/type-guards.js`, calls its
+        `isHTTPError`."""
         found, frontier, seen = set(tails), set(tails), {path}
         for _ in range(INCLUDE_DEPTH):
-            headers = [header for header in self._headers_named(frontier) if header not in seen]
-            if not headers:
+            named = [known for known in self._passing_named(frontier) if known not in seen]
+            if not named:
                 break
-            seen.update(headers)
-            frontier = self._import_tails(headers) - found
+            seen.update(named)
+            frontier = self._import_tails(named) - found
             found |= frontier
         return found
 
-    def _headers_named(self, tails: Iterable[str]) -> list[str]:
-        """The indexed C and C++ headers whose path, less its extension, ends with a tail."""
-        if self._headers is None:
-            self._headers = defaultdict(list)
-            for known in self._language_map():
-                stem, extension = posixpath.splitext(known)
-                if extension in HEADER_EXTENSIONS:
-                    self._headers[posixpath.basename(stem)].append(known)
+    def _passing_named(self, tails: Iterable[str]) -> list[str]:
+        """The indexed files that pass their imports through whose path, less its extension,
+        ends with a tail (a barrel `index` is named by its directory too)."""
+        if self._passing is None:
+            self._passing = defaultdict(list)
+            for known in filter(passes_through, self._language_map()):
+                stem = posixpath.splitext(known)[0]
+                self._passing[posixpath.basename(stem)].append(known)
+                if posixpath.basename(stem) == "index":
+                    self._passing[posixpath.basename(posixpath.dirname(stem))].append(known)
         return [
-            header for tail in tails
-            for header in self._headers.get(tail.rsplit("/", 1)[-1], ())
-            if ("/" + posixpath.splitext(header)[0]).endswith("/" + tail)
+            known for tail in tails
+            for known in self._passing.get(tail.rsplit("/", 1)[-1], ())
+            if any(("/" + name).endswith("/" + tail) for name in
+                   (posixpath.splitext(known)[0], posixpath.dirname(known)))
         ]
 
     def _same_family(self, a: str, b: str) -> bool:
@@ -402,6 +404,16 @@ class Graph:
     def _sources(self, chunk_ids: Sequence[str]) -> dict[str, Definition]:
         rows = self.manifest.definitions_by_id(chunk_ids)
         return {row.chunk_id: _definition(row) for row in rows}
+
+
+def passes_through(path: str) -> bool:
+    """Whether a file that imports `path` reaches what `path` imports: a C or C++ header (an
+    include pastes its text) or a JavaScript or TypeScript directory's `index`, the barrel
+    that re-exports its modules."""
+    stem, extension = posixpath.splitext(path)
+    return extension in HEADER_EXTENSIONS or (
+        extension in SCRIPT_EXTENSIONS and posixpath.basename(stem) == "index"
+    )
 
 
 def _sure_ends(edges: Iterable[Edge], direction: str) -> Iterator[Definition]:
