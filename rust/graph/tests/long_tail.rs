@@ -262,3 +262,26 @@ fn erlang_calls_carry_the_arity_and_the_module_their_definitions_are_named_by() 
         assert!(found.contains(&expected), "{expected:?} not in {found:?}");
     }
 }
+
+#[test]
+fn an_elixir_call_through_a_module_names_the_module() {
+    let file = chunked(
+        "test/stream_test.exs",
+        "defmodule StreamTest do\n  def run(conn) do\n    Postgrex.Protocol.rollback(conn, :done)\n    \
+rollback(conn)\n    conn |> query()\n  end\nend\n",
+    );
+    let calls: Vec<(&str, &str)> = file.chunks[0]
+        .references
+        .iter()
+        .filter(|r| r.kind == "call")
+        .map(|r| (r.name.as_str(), r.qualifier.as_str()))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            ("rollback", "Postgrex.Protocol"),
+            ("rollback", ""),
+            ("query", "")
+        ]
+    );
+}
