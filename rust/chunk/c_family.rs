@@ -124,10 +124,16 @@ pub(crate) fn classify<'t>(node: Node<'t>, source: &Source, context: Context) ->
     }
 }
 
-/// A struct or class with methods is class-like; a plain data struct is a type chunk.
+/// A struct or class with methods is class-like; a plain data struct is a type chunk; a
+/// template's declaration without a body is a chunk too (`template<typename T> struct
+/// traits;`): a template that is only specialised has no other primary definition.
 fn record<'t>(node: Node<'t>, source: &Source, keyword: &'static str) -> Role<'t> {
     let Some(body) = node.child_by_field_name("body") else {
-        return Role::Code;
+        return if declares_a_template(node) {
+            Symbol::role(keyword, type_name(node, source), None)
+        } else {
+            Role::Code
+        };
     };
     let mut cursor = body.walk();
     let has_methods = body.named_children(&mut cursor).any(|member| {
@@ -145,6 +151,18 @@ fn record<'t>(node: Node<'t>, source: &Source, keyword: &'static str) -> Role<'t
     } else {
         Symbol::role(keyword, name, Some(body))
     }
+}
+
+/// Whether a class or struct without a body is a template's own declaration: under
+/// `template<...>`, named without template arguments (`struct traits<Matrix>;` declares a
+/// specialisation, and a plain `class Foo;` is a forward declaration of a class defined
+/// elsewhere).
+fn declares_a_template(node: Node) -> bool {
+    node.parent()
+        .is_some_and(|parent| parent.kind() == "template_declaration")
+        && node
+            .child_by_field_name("name")
+            .is_some_and(|name| name.kind() == "type_identifier")
 }
 
 fn type_name(node: Node, source: &Source) -> String {

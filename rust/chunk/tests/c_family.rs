@@ -233,3 +233,43 @@ fn a_class_chunk_shows_the_macros_that_stand_for_members_whole() {
         panic!("{error:?}\n{}", render(&file));
     }
 }
+
+#[test]
+fn a_template_declared_without_a_body_is_a_chunk() {
+    // Eigen declares `traits` once and only specialises it: the declaration is its primary
+    // template. A plain forward declaration and a specialisation's declaration stay code.
+    let source = "namespace Eigen {\nnamespace internal {\n\n\
+                  template<typename T> struct traits;\n\n\
+                  template<typename T> struct traits<const T> : traits<T> {};\n\n\
+                  class Forward;\n\
+                  template<> struct traits<Forward>;\n\n\
+                  template<typename Scalar, int Rows>\nclass Matrix;\n\n\
+                  int use(void) { return 1; }\n\n}\n}\n";
+    let file = chunk_source(
+        "ForwardDeclarations.h",
+        Language::Cpp,
+        source,
+        &ChunkOptions::default(),
+    );
+    // Each chunk ends where its declaration does (the namespaces' opening lines lead the
+    // first one, as they lead any first definition).
+    let declared: Vec<(&str, &str, u32)> = file
+        .chunks
+        .iter()
+        .filter(|c| c.symbol == "traits" || c.symbol == "Matrix" || c.symbol == "Forward")
+        .map(|c| (c.kind, c.symbol.as_str(), c.end_line))
+        .collect();
+    assert_eq!(
+        declared,
+        [
+            ("struct", "traits", 4),
+            ("struct", "traits", 6),
+            ("class", "Matrix", 12)
+        ],
+        "{}",
+        render(&file)
+    );
+    if let Err(error) = super::fuzz::covered(&file, source, 3500) {
+        panic!("{error:?}\n{}", render(&file));
+    }
+}
