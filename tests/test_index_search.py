@@ -370,6 +370,33 @@ def test_a_cpp_class_whose_head_a_conditional_splits_is_found_as_a_definition(
     index.close()
 
 
+def test_a_cpp_template_only_declared_is_found_before_its_specialisations(
+    tmp_path: Path,
+) -> None:
+    # Eigen declares `traits` in one header and specialises it in every other (here three
+    # headers), each specialisation saying `traits` more often than the declaration does.
+    root = tmp_path / "repo"
+    files = {"Eigen/src/Core/util/ForwardDeclarations.h":
+             "namespace Eigen {\nnamespace internal {\n\ntemplate<typename T> struct traits;\n"
+             "\n}\n}\n"}
+    for name in ("Product", "Block", "Map"):
+        files[f"Eigen/src/Core/{name}.h"] = (
+            f"namespace Eigen {{\nnamespace internal {{\ntemplate<typename T>\n"
+            f"struct traits<{name}<T> > : traits<T>\n{{\n  typedef traits<T> Base;\n"
+            f"  enum {{ Flags = traits<T>::Flags }};\n}};\n}}\n}}\n"
+        )
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    index = sharc.Index.open(root, index_dir=tmp_path / "index")
+    index.update(embed=False)
+    for query in ("Eigen::internal::traits", "traits"):
+        first = index.search(query, mode="keyword", limit=3)[0]
+        assert first.path.endswith("ForwardDeclarations.h"), (query, first.path)
+        assert "struct traits;" in first.code
+    index.close()
+
+
 def test_a_ruby_instance_method_query_finds_the_instance_method(tmp_path: Path) -> None:
     index = _keyword_index_of(
         tmp_path, "lib/client.rb",
