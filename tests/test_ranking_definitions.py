@@ -590,3 +590,27 @@ def test_a_cpp_function_of_one_file_alone_follows_the_one_every_file_sees() -> N
     assert _primary("pload", scored(gpu, generic), facts)[0] == generic[0]
     assert _primary("print_value", scored(helper, library), facts)[0] == library[0]
     assert _primary("pload", scored(gpu, generic))[0] == gpu[0]  # without facts, the larger
+
+
+def test_a_definition_kept_to_its_module_follows_the_public_one() -> None:
+    # Kotlin's `internal`, and a Go `internal` package: visible only inside the module.
+    rows = [
+        ("okio/internal/Buffer.kt::commonWrite", "kotlin", "commonWrite", "",
+         "internal fun commonWrite(source: ByteArray): Buffer {\n  return this\n  // ...\n}\n"),
+        ("okio/Buffer.kt::commonWrite", "kotlin", "commonWrite", "",
+         "fun commonWrite(source: ByteArray): Buffer = write(source)\n"),
+        ("internal/decode/decode.go::Decode", "go", "Decode", "",
+         "func Decode(input []byte) (Value, error) {\n\treturn parse(input)\n\t// ...\n}\n"),
+        ("decode.go::Decode", "go", "Decode", "",
+         "func Decode(input []byte) (Value, error) {\n\treturn decode.Decode(input)\n}\n"),
+    ]
+    facts = definition_finder(_Declarations(rows))([row[0] for row in rows],
+                                                   ["commonWrite", "Decode"])
+    assert [facts[row[0]].restricted for row in rows] == [True, False, True, False]
+    for internal, public in (rows[:2], rows[2:]):
+        scored = [(Candidate(row[0], row[0].split("::")[0], row[2], fqn=row[2],
+                             kind="function", language=row[1], start_line=1,
+                             end_line=row[4].count("\n")), score)
+                  for row, score in ((internal, 0.9), (public, 0.5))]
+        assert _primary(public[2], scored, facts)[0] == public[0]
+        assert _primary(public[2], scored)[0] == internal[0]  # without facts, the larger

@@ -233,3 +233,37 @@ def test_a_block_comments_code_example_does_not_declare_the_name() -> None:
     assert declared_with_keyword("MatrixBase", code)
     # A one-line block comment ends where it opens; the code after it counts.
     assert specialises("cpp", "traits", "/* the float one */\nstruct traits<float> {};\n")
+
+
+@pytest.mark.parametrize(("language", "code"), [
+    ("kotlin", "internal fun parse(source: String): Node {\n    return Node(source)\n}\n"),
+    ("csharp", "internal static class parse\n{\n}\n"),
+    ("rust", "pub(crate) fn parse(source: &str) -> Node {\n    Node::new(source)\n}\n"),
+])
+def test_a_declaration_kept_to_its_module_or_assembly_is_restricted(
+    language: str, code: str
+) -> None:
+    from sharc.ranking.visibility import declared_restricted
+
+    assert declared_restricted(language, "parse", code)
+
+
+@pytest.mark.parametrize(("language", "code"), [
+    ("kotlin", "fun parse(source: String) = internalParse(source)\n"),
+    ("csharp", "protected internal virtual void parse() { }\n"),  # subclasses anywhere
+    ("java", "/* internal */ public static Node parse(String s) { return null; }\n"),
+    ("swift", "internal func parse() {}\n"),  # Swift's default: no marker tells
+])
+def test_a_declaration_seen_beyond_its_module_is_not_restricted(language: str, code: str) -> None:
+    from sharc.ranking.visibility import declared_restricted
+
+    assert not declared_restricted(language, "parse", code)
+
+
+def test_a_go_internal_package_is_restricted() -> None:
+    from sharc.ranking.visibility import in_internal_package
+
+    assert in_internal_package("go", "pkg/internal/wire/decode.go")
+    assert in_internal_package("go", "internal/decode.go")
+    assert not in_internal_package("go", "pkg/wire/internal.go")  # a file so named
+    assert not in_internal_package("java", "src/main/java/com/x/internal/Util.java")

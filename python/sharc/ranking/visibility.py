@@ -83,7 +83,8 @@ class DefinitionFacts(NamedTuple):
     #: A class method: Ruby's `def self.name`, or a method of a class's `class << self`.
     class_level: bool = False
     #: Visible only within part of its program: Rust's `pub(crate)`, `pub(super)`, `pub(in
-    #: path)` (`declared_restricted`).
+    #: path)`, Kotlin's and C#'s `internal` (`declared_restricted`), a Go `internal` package
+    #: (`in_internal_package`).
     restricted: bool = False
     #: Marked deprecated above or on its declaration (`declared_deprecated`), or in a module
     #: that warns it is deprecated when imported (`sharc.ranking.modules`).
@@ -139,7 +140,9 @@ def definition_finder(
             private = declared_private(language, symbol, code) or internal_linkage(
                 language, symbol, header, code
             )
-            restricted = declared_restricted(language, symbol, code)
+            restricted = declared_restricted(language, symbol, code) or in_internal_package(
+                language, _path_of(chunk_id)
+            )
             if language == "rust":
                 private, restricted = rust_reach(chunk_id, header, private, restricted)
             found[chunk_id] = DefinitionFacts(
@@ -279,15 +282,30 @@ def declared_private(language: str, symbol: str, code: str) -> bool:
 
 
 def declared_restricted(language: str, symbol: str, code: str) -> bool:
-    """Whether a Rust declaration is public only within part of its crate: `pub(crate)`,
-    `pub(super)`, `pub(self)`, `pub(in path)`."""
-    if language != "rust":
+    """Whether a declaration is visible only within part of its program: a Rust one public
+    only within part of its crate (`pub(crate)`, `pub(super)`, `pub(self)`, `pub(in path)`),
+    a Kotlin or C# one declared `internal` (its module, its assembly)."""
+    if language not in ("rust", *INTERNAL_KEYWORD_LANGUAGES):
         return False
     words = _words_before(symbol, code)
-    return words is not None and any(
+    if words is None:
+        return False
+    if language in INTERNAL_KEYWORD_LANGUAGES:  # C#'s `protected internal` reaches subclasses
+        return "internal" in words and "protected" not in words
+    return any(
         word == "pub" and following in _RESTRICTED_SCOPES
         for word, following in itertools.pairwise(words)
     )
+
+
+#: Languages whose `internal` keeps a declaration to its module (Kotlin) or assembly (C#).
+INTERNAL_KEYWORD_LANGUAGES = frozenset({"kotlin", "csharp"})
+
+
+def in_internal_package(language: str, path: str) -> bool:
+    """Whether a Go file lies in an `internal` package, which only the code of the module
+    around that directory may import (`pkg/internal/wire/decode.go`)."""
+    return language == "go" and "internal" in path.replace("\\", "/").split("/")[:-1]
 
 
 #: The files whose module is a Rust crate's root: what is private there is crate-wide. Each
