@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import sharc
 from sharc.cli import main
-from sharc.graph import SAME_DIRECTORY, SAME_FILE, linked_files
+from sharc.graph import SAME_DIRECTORY, SAME_FILE, Edge, linked_files
 
 FILES = {
     "pkg/store.py": """\
@@ -77,6 +77,20 @@ def index(repo: Path, tmp_path: Path) -> sharc.Index:
     opened = sharc.Index.open(repo, index_dir=tmp_path / "index")
     opened.update(embed=False)
     return opened
+
+
+def _keyword_index(tmp_path: Path, files: dict[str, str]) -> sharc.Index:
+    """A keyword-only index of a repository holding `files` (the graph needs no vectors)."""
+    root = tmp_path / "repo"
+    write(root, files)
+    index = sharc.Index.open(root, index_dir=tmp_path / "index")
+    index.update(embed=False)
+    return index
+
+
+def _callers_by_site(index: sharc.Index, symbol: str) -> dict[str, Edge]:
+    """The call sites of `symbol`, by location (`path:line`)."""
+    return {edge.location: edge for edge in index.callers(symbol)}
 
 
 def test_chunks_carry_their_references() -> None:
@@ -341,8 +355,7 @@ def test_a_receiver_named_after_the_class_points_at_its_method(tmp_path: Path) -
     # JavaScript's `Reply.prototype.send` is a method of `Reply`; a Ruby variable
     # `declaration_list` holds a `DeclarationList`. Neither caller imports the definition's
     # file, so only the receiver makes either call sure.
-    root = tmp_path / "repo"
-    write(root, {
+    files = {
         "lib/reply.js": """\
             function Reply (res) { this.res = res }
             Reply.prototype.send = function (payload) { return this.res.end(payload) }
@@ -370,32 +383,28 @@ def test_a_receiver_named_after_the_class_points_at_its_method(tmp_path: Path) -
               other.declare_attribute(:name)
             end
             """,
-    })
-    index = sharc.Index.open(root, index_dir=tmp_path / "index")
-    index.update(embed=False)
-    sites = {e.location: e for e in index.callers("Reply.send")}
+    }
+    index = _keyword_index(tmp_path, files)
+    sites = _callers_by_site(index, "Reply.send")
     assert not sites["test/reply.test.js:2"].ambiguous  # `reply`
     assert sites["test/reply.test.js:2"].candidates[0].scope.endswith("receiver")
     assert sites["test/reply.test.js:3"].ambiguous  # `other`: any object's `send`
     assert not sites["lib/reply.js:3"].ambiguous  # `this` in another method of Reply
-    sites = {e.location: e for e in index.callers("DeclarationList.declare_attribute")}
+    sites = _callers_by_site(index, "DeclarationList.declare_attribute")
     assert not sites["spec/shop/declaration_list_spec.rb:2"].ambiguous
     assert sites["spec/shop/declaration_list_spec.rb:3"].ambiguous
 
 
 def test_a_c_file_reaches_what_its_included_headers_include(tmp_path: Path) -> None:
     # The test includes only its helpers' header; that header includes the library's.
-    root = tmp_path / "repo"
-    write(root, {
+    files = {
         "lib/json.h": "int json_create(void);\n",
         "lib/json.c": '#include "json.h"\n\nint json_create(void)\n{\n    return 1;\n}\n',
         "tests/common.h": '#include "../lib/json.h"\n#include <stdio.h>\n',
         "tests/add.c": '#include "common.h"\n\nint main(void)\n{\n    return json_create();\n}\n',
         "tools/other.c": "int main(void)\n{\n    return json_create();\n}\n",
-    })
-    index = sharc.Index.open(root, index_dir=tmp_path / "index")
-    index.update(embed=False)
-    sites = {e.location: e for e in index.callers("json_create")}
+    }
+    sites = _callers_by_site(_keyword_index(tmp_path, files), "json_create")
     assert sites["tests/add.c:5"].candidates[0].scope == "imported"
     assert not sites["tests/add.c:5"].ambiguous
     assert sites["tools/other.c:3"].ambiguous  # includes nothing: maybe another library's
@@ -403,16 +412,13 @@ def test_a_c_file_reaches_what_its_included_headers_include(tmp_path: Path) -> N
 
 def test_a_rust_file_reaches_the_module_it_declares(tmp_path: Path) -> None:
     # Each integration test declares the shared helpers' module (`tests/common/mod.rs`).
-    root = tmp_path / "repo"
-    write(root, {
+    files = {
         "tests/common/mod.rs": "pub fn bail_fmt() -> u32 {\n    7\n}\n",
         "tests/test_downcast.rs": "mod common;\n\nuse self::common::*;\n\n#[test]\n"
                                   "fn downcast() {\n    assert_eq!(bail_fmt(), 7);\n}\n",
         "benches/other.rs": "fn run() -> u32 {\n    bail_fmt()\n}\n",
-    })
-    index = sharc.Index.open(root, index_dir=tmp_path / "index")
-    index.update(embed=False)
-    sites = {e.location: e for e in index.callers("bail_fmt")}
+    }
+    sites = _callers_by_site(_keyword_index(tmp_path, files), "bail_fmt")
     assert sites["tests/test_downcast.rs:7"].candidates[0].scope == "imported"
     assert not sites["tests/test_downcast.rs:7"].ambiguous
     assert sites["benches/other.rs:2"].ambiguous
@@ -420,8 +426,7 @@ def test_a_rust_file_reaches_the_module_it_declares(tmp_path: Path) -> None:
 
 def test_a_script_reaches_the_modules_a_barrel_re_exports(tmp_path: Path) -> None:
     # The tests import the package's `index`, which re-exports the module that defines it.
-    root = tmp_path / "repo"
-    write(root, {
+    files = {
         "source/utils/type-guards.ts": "export function isHTTPError(error: unknown): boolean {\n"
                                        "  return error instanceof Error;\n}\n",
         "source/index.ts": "export {isHTTPError} from './utils/type-guards.js';\n",
@@ -430,10 +435,8 @@ def test_a_script_reaches_the_modules_a_barrel_re_exports(tmp_path: Path) -> Non
         "test/dir.ts": "import {isHTTPError} from '../source';\n\n"
                        "export const check = (error: unknown) => isHTTPError(error);\n",
         "scripts/other.ts": "export const check = (error: unknown) => isHTTPError(error);\n",
-    })
-    index = sharc.Index.open(root, index_dir=tmp_path / "index")
-    index.update(embed=False)
-    sites = {e.location: e for e in index.callers("isHTTPError")}
+    }
+    sites = _callers_by_site(_keyword_index(tmp_path, files), "isHTTPError")
     for through_index in ("test/hooks.ts:3", "test/dir.ts:3"):
         assert sites[through_index].candidates[0].scope == "imported", through_index
         assert not sites[through_index].ambiguous
