@@ -397,6 +397,31 @@ def test_a_cpp_template_only_declared_is_found_before_its_specialisations(
     index.close()
 
 
+def test_a_member_asked_through_a_class_that_inherits_it_is_the_base_classes(
+    tmp_path: Path,
+) -> None:
+    # `Store.load` where `Store` defines no `load` of its own: its base class's. Another
+    # class's `load` says `Store` more often.
+    root = tmp_path / "repo"
+    files = {
+        "pkg/base.py": "class Loader:\n    def load(self, key):\n        return key\n",
+        "pkg/store.py": "from pkg.base import Loader\n\n\nclass Store(Loader):\n"
+                        "    def save(self, key):\n        return key\n",
+        "pkg/cache.py": "class Cache:\n    def load(self, store):\n"
+                        "        # Store, a Store, the Store to load from\n        return store\n",
+    }
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    index = sharc.Index.open(root, index_dir=tmp_path / "index")
+    index.update(embed=False)
+    first = index.search("Store.load", mode="keyword", limit=3)[0]
+    assert (first.path, first.symbol) == ("pkg/base.py", "load")
+    # A class that defines the member keeps its own; a name no base defines is left as asked.
+    assert index.search("Cache.load", mode="keyword", limit=1)[0].path == "pkg/cache.py"
+    index.close()
+
+
 def test_a_ruby_instance_method_query_finds_the_instance_method(tmp_path: Path) -> None:
     index = _keyword_index_of(
         tmp_path, "lib/client.rb",
