@@ -147,7 +147,10 @@ fn record<'t>(node: Node<'t>, source: &Source, keyword: &'static str) -> Role<'t
     });
     let name = type_name(node, source);
     if keyword == "class" || has_methods {
-        Container::class(keyword, keyword, name, Some(body))
+        // A nested class defined outside its class (`class Base<D>::InnerIterator { ... }`,
+        // a pimpl's `class Widget::Impl`) is named by its last segment, in its class's
+        // scope: the container's name is dotted, as a namespace `Outer.Inner` is.
+        Container::class(keyword, keyword, name.replace("::", "."), Some(body))
     } else {
         Symbol::role(keyword, name, Some(body))
     }
@@ -165,10 +168,14 @@ fn declares_a_template(node: Node) -> bool {
             .is_some_and(|name| name.kind() == "type_identifier")
 }
 
+/// A record's name without template arguments: `Matrix` for `Matrix<float>`, and for a
+/// qualified name each segment so (`SparseCompressedBase::InnerIterator` for
+/// `SparseCompressedBase<Derived>::InnerIterator`, where the arguments once cut the name
+/// at its first `<`).
 fn type_name(node: Node, source: &Source) -> String {
     node.child_by_field_name("name")
-        .map(|n| node_text(n, source))
-        .map(|text| text.split('<').next().unwrap_or(&text).to_string())
+        .map(|n| without_template_arguments(&node_text(n, source)))
+        .map(|name| name.split_whitespace().collect::<String>())
         .unwrap_or_else(|| "<anonymous>".to_string())
 }
 
@@ -198,8 +205,11 @@ fn function<'t>(node: Node<'t>, source: &Source, context: Context) -> Role<'t> {
     let name = segments.pop().unwrap_or_default().to_string();
     // `::f` names the global scope: no segment.
     segments.retain(|segment| !segment.is_empty());
+    // A class defined outside its own class has a dotted scope name (`Base.InnerIterator`).
     let owner = segments.last().copied().or(if context.in_class {
-        context.scope_name
+        context
+            .scope_name
+            .map(|scope| scope.rsplit('.').next().unwrap_or(scope))
     } else {
         None
     });

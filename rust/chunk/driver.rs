@@ -520,11 +520,12 @@ impl<'s, 't> Chunker<'s, 't> {
     }
 }
 
-/// The name a class-like container's chunk is found by: a dotted namespace
-/// (`namespace Outer.Inner`) is named by its last segment, its FQN keeps them all.
+/// The name a class-like container's chunk is found by: a dotted namespace (`namespace
+/// Outer.Inner`) or class (C++'s `class Outer::Inner` defined outside `Outer`) by its last
+/// segment, its FQN keeps them all. (An `impl` or `instance` keeps its whole label.)
 fn own_name(container: &Container) -> String {
     match container.kind {
-        "namespace" => container
+        "namespace" | "class" | "struct" | "union" => container
             .name
             .rsplit('.')
             .next()

@@ -273,3 +273,47 @@ fn a_template_declared_without_a_body_is_a_chunk() {
         panic!("{error:?}\n{}", render(&file));
     }
 }
+
+#[test]
+fn a_nested_class_defined_outside_its_class_is_named_by_its_last_segment() {
+    // Eigen defines its iterators after the class that declares them; a pimpl's `Impl` is
+    // defined in the source file the same way. (Its constructor is a constructor, in the
+    // class's chunk, as any class's is: it was a method named after the class before.)
+    let source = "namespace Eigen {\ntemplate<typename Derived>\n\
+                  class SparseCompressedBase<Derived>::InnerIterator\n{\n  public:\n\
+                  \x20   InnerIterator() : m_id(0) {}\n\
+                  \x20   Index index() const { return m_id; }\n  protected:\n\
+                  \x20   Index m_id;\n};\n}\n\n\
+                  class Widget::Impl {\n  public:\n    void draw() { paint(); }\n};\n";
+    let file = chunk_source(
+        "SparseCompressedBase.h",
+        Language::Cpp,
+        source,
+        &ChunkOptions::default(),
+    );
+    let named: Vec<(&str, &str, &str)> = file
+        .chunks
+        .iter()
+        .filter(|c| !c.symbol.is_empty())
+        .map(|c| (c.kind, c.symbol.as_str(), c.fqn.as_str()))
+        .collect();
+    assert_eq!(
+        named,
+        [
+            (
+                "class",
+                "InnerIterator",
+                "Eigen.SparseCompressedBase.InnerIterator"
+            ),
+            (
+                "method",
+                "index",
+                "Eigen.SparseCompressedBase.InnerIterator.index"
+            ),
+            ("class", "Impl", "Widget.Impl"),
+            ("method", "draw", "Widget.Impl.draw"),
+        ],
+        "{}",
+        render(&file)
+    );
+}
