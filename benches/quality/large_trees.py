@@ -92,6 +92,8 @@ def _debian_packages(packages: list[str], what: str) -> Iterator[Path]:
             raise SystemExit(
                 f"apt-get could not fetch {what} ({', '.join(packages)}):"
                 f" {fetched.stderr.strip()[-300:]}"
+                " (a version Debian's lists on this machine do not hold yet may come with"
+                " `apt-get update`)"
             )
         unpacked = Path(work) / "unpacked"
         for deb in sorted(Path(work).glob("*.deb")):
