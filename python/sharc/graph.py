@@ -434,9 +434,14 @@ def _fqn_matches(fqn: str, dotted: str) -> bool:
     """Whether a qualified name is the one asked for, or ends with it; a JavaScript method
     is asked for without `prototype` too (`Reply.send` for `Reply.prototype.send`)."""
     return "." not in dotted or any(
-        name == dotted or name.endswith("." + dotted)
-        for name in (fqn, fqn.replace(".prototype.", "."))
+        name == dotted or name.endswith("." + dotted) for name in (fqn, _without_prototype(fqn))
     )
+
+
+def _without_prototype(fqn: str) -> str:
+    """A JavaScript method's qualified name as its class's: `Reply.prototype.send` is
+    `Reply.send`."""
+    return fqn.replace(".prototype.", ".")
 
 
 def _kind_fits(reference_kind: str, definition_kind: str) -> bool:
@@ -459,8 +464,8 @@ def _reachable(reference: ReferenceRow, language: str, definition: Definition) -
 def _scope_of(fqn: str) -> str:
     """The class (or module) a member's qualified name puts it in: JavaScript's
     `Reply.prototype.send` is `Reply`'s, as `Reply.send` is."""
-    scope = fqn.rsplit(".", 1)[0] if "." in fqn else ""
-    return scope.removesuffix(".prototype")
+    fqn = _without_prototype(fqn)
+    return fqn.rsplit(".", 1)[0] if "." in fqn else ""
 
 
 def _folded(name: str) -> str:

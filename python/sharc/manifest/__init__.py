@@ -64,10 +64,6 @@ if TYPE_CHECKING:
 
     from sharc.vector_sets import VectorSet
 
-#: Of a class's base classes, how many are read for a member it inherits
-#: (`Manifest.inherited_spelling`).
-INHERITED_BASES = 5
-
 
 class Manifest:
     """One SQLite database in WAL mode: one writer, any number of concurrent readers.
@@ -221,35 +217,13 @@ class Manifest:
         """`GraphTables.defined_spelling`; a qualified name given with dots (`sidekiq.job`)
         is spelled as a definition whose qualified name ends with it (`Sidekiq.Job`,
         `qualified_spelling`), or else as the member of a base class its class inherits
-        (`inherited_spelling`)."""
+        (`GraphTables.inherited_spelling`)."""
         if "." in name:
             segments = name.split(".")
-            spelled = self._graph.qualified_spelling(segments) or self.inherited_spelling(
-                segments
-            )
+            graph = self._graph
+            spelled = graph.qualified_spelling(segments) or graph.inherited_spelling(segments)
             return ".".join(spelled) if spelled is not None else None
         return self._graph.defined_spelling(name)
-
-    def inherited_spelling(self, segments: Sequence[str]) -> list[str] | None:
-        """A member asked for through a class that inherits it (`SparseMatrix.InnerIterator`,
-        where `SparseMatrix` only names its base's iterator): the same name with the class
-        replaced by the first of its base classes (`references` of kind `inherit`, in the
-        order the class names them, at most `INHERITED_BASES`) that defines the member,
-        spelled as that definition is (`SparseCompressedBase.InnerIterator`). None where the
-        class, as typed, defines no base that does."""
-        if len(segments) < 2:
-            return None
-        *outer, owner, member = segments
-        classes = [row.chunk_id for row in self._graph.definitions_named([owner])]
-        bases = dict.fromkeys(
-            row.name for row in self._graph.references_of_chunks(classes, parts=True)
-            if row.kind == "inherit" and row.name != owner
-        )
-        for base in list(bases)[:INHERITED_BASES]:
-            spelled = self._graph.qualified_spelling([*outer, base, member])
-            if spelled is not None:
-                return spelled
-        return None
 
     def definitions_among(
         self, chunk_ids: Sequence[str], names: Sequence[str]

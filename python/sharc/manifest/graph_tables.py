@@ -28,6 +28,10 @@ if TYPE_CHECKING:
     pass
 
 
+#: Of a class's base classes, how many are read for a member it inherits
+#: (`GraphTables.inherited_spelling`).
+INHERITED_BASES = 5
+
 class GraphTables:
     """The manifest's code graph (`sharc.manifest.Manifest` forwards to it)."""
 
@@ -204,6 +208,27 @@ class GraphTables:
             if best is None or rank < best:
                 best = rank
         return best[2] if best is not None else None
+
+    def inherited_spelling(self, segments: Sequence[str]) -> list[str] | None:
+        """A member asked for through a class that inherits it (`SparseMatrix.InnerIterator`,
+        where `SparseMatrix` only names its base's iterator): the same name with the class
+        replaced by the first of its base classes (`references` of kind `inherit`, in the
+        order the class names them, at most `INHERITED_BASES`) that defines the member,
+        spelled as that definition is (`SparseCompressedBase.InnerIterator`). None where the
+        class, as typed, defines no base that does."""
+        if len(segments) < 2:
+            return None
+        *outer, owner, member = segments
+        classes = [row.chunk_id for row in self.definitions_named([owner])]
+        bases = dict.fromkeys(
+            row.name for row in self.references_of_chunks(classes, parts=True)
+            if row.kind == "inherit" and row.name != owner
+        )
+        for base in list(bases)[:INHERITED_BASES]:
+            spelled = self.qualified_spelling([*outer, base, member])
+            if spelled is not None:
+                return spelled
+        return None
 
     def definitions_among(
         self, chunk_ids: Sequence[str], names: Sequence[str]

@@ -169,14 +169,14 @@ def _told_apart(
     than `MISSED_DEFINITIONS` (a C++ template's specialisations not counted): a common
     name's definitions (`__init__`, `run`) are left to the arms' scores."""
     files: dict[str, set[str]] = {}
-    unspecialised: dict[str, set[str]] = {}
+    primaries: dict[str, set[str]] = {}
     for chunk_id, language, symbol, _, code in rows:
         files.setdefault(symbol, set()).add(_path_of(chunk_id))
         if not specialises(language, symbol, code):
-            unspecialised.setdefault(symbol, set()).add(_path_of(chunk_id))
+            primaries.setdefault(symbol, set()).add(_path_of(chunk_id))
     return [
         row for row in rows
-        if len(files[row[2]]) > 1 and len(unspecialised.get(row[2], ())) <= MISSED_DEFINITIONS
+        if len(files[row[2]]) > 1 and len(primaries.get(row[2], ())) <= MISSED_DEFINITIONS
     ]
 
 
