@@ -181,13 +181,18 @@ def against(
     }
 
 
-def run(corpus: Corpus, index_dir: Path, tree: Path) -> dict[str, Any]:
-    """Index `corpus`'s tree at `tree` (once, into `index_dir`) and ask it each set."""
+def run(corpus: Corpus, index_dir: Path, tree: Path, ranking: str = "") -> dict[str, Any]:
+    """Index `corpus`'s tree at `tree` (once, into `index_dir`) and ask it each set, ranked
+    with the default settings or with `ranking`'s overrides of them (`field=value,...`)."""
     import sharc
     import sharc.vectors
+    from sharc.ranking import DEFAULT_SETTINGS
+
+    from benches.quality.tune_repos import parse_variant
 
     index = sharc.Index.open(corpus.tree(tree), index_dir=index_dir)
     index.update()
+    index.ranking_settings = parse_variant(ranking, DEFAULT_SETTINGS)
     stats = index.stats()
     sets = {name: asked_as(index, load_questions(directory))
             for name, directory in corpus.questions.items()}
@@ -199,6 +204,7 @@ def run(corpus: Corpus, index_dir: Path, tree: Path) -> dict[str, Any]:
         "date": dt.date.today().isoformat(),
         "git": git_commit(),
         "machine": machine(),
+        "ranking": ranking or "defaults",
         "index": {"files": stats.files, "chunks": stats.chunks,
                   "exact_threshold": sharc.vectors.DEFAULT_EXACT_THRESHOLD},
         "sets": sets,
@@ -234,12 +240,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="default: results/<the corpus's file>")
     parser.add_argument("--index-dir", type=Path, help="default: index-cache/large/<corpus>")
     parser.add_argument("--tree", type=Path, help="default: data/large/<corpus>")
+    parser.add_argument("--ranking", default="",
+                        help="field=value,... over the default ranking settings (a variant)")
     args = parser.parse_args(argv)
     corpus = CORPORA[args.corpus]
     result = run(
         corpus,
         args.index_dir or data_dir() / "index-cache" / "large" / corpus.name,
         args.tree or data_dir() / "large" / corpus.name,
+        args.ranking,
     )
     (args.out or RESULTS / corpus.results).write_text(json.dumps(result, indent=1) + "\n")
     json.dump({name: {half: entry["modes"] for half, entry in asked["halves"].items()}

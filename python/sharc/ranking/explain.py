@@ -22,6 +22,7 @@ FILES_FIRST = "files first"  # the evidence of the file's other candidates; a fi
 WHOLE_FILE = "whole file"  # how well the file's whole text matches (BM25 over files)
 NEIGHBOURS = "graph neighbours"  # a file the code graph links to the strongest hits
 LEARNED = "learned"  # the learned combination's last word
+EVEN_OPINION = "even opinion"  # files placed by the staged order merged with the even ranking's
 #: Tests, examples, vendored or generated code that crowded the first results: a second
 #: ranking without them comes first, and they fill the places left, scaled below it.
 AFTER_THE_CODE = "after the code"

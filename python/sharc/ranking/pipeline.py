@@ -18,11 +18,13 @@ from sharc.ranking.asked import DefinitionFinder, SpellingFinder, asked_name
 from sharc.ranking.boosts import apply_boosts, boost_bound, boost_parts
 from sharc.ranking.coherence import apply_coherence
 from sharc.ranking.crowding import crowded_out, file_count, filled, unasked, uncrowded_hits
+from sharc.ranking.even import blend_files, even_file_order
 from sharc.ranking.explain import (
     AFTER_THE_CODE,
     BOOSTS,
     COHERENCE,
     DEFINITIONS_FIRST,
+    EVEN_OPINION,
     FILES_FIRST,
     FOUND_DEEPER,
     LEARNED,
@@ -200,6 +202,10 @@ def rank(
         more = ranked_from(deeper, settings.floor_rank * factor).candidates
         ranked = _filled(ranked, more, trace, carried, FOUND_DEEPER)
     candidates = ranked.candidates
+    if settings.even_share > 0 and name is None and not named:
+        candidates = traced(trace, EVEN_OPINION, _with_even_opinion(
+            query, hits, candidates, read, settings, include_tests
+        ))
     if named:
         candidates = named_files_first(
             candidates, named, read, accepts=accepts, max_per_file=max_per_file
@@ -222,6 +228,27 @@ def rank(
         candidates = first_of(candidates, places, read, accepts=accepts)
         put_first(trace, places, LOCATED_LINE)
     return Ranking(candidates, ranked.arms, ranked.kind)
+
+
+def _with_even_opinion(
+    query: str,
+    hits: Mapping[str, Sequence[tuple[str, float]]],
+    candidates: list[Scored[C]],
+    read: RecordReader[C],
+    settings: RankingSettings,
+    include_tests: bool | None,
+) -> list[Scored[C]]:
+    """For a question in words both arms answered, `candidates` with their files placed by
+    the staged order merged with the even ranking's (`sharc.ranking.even`)."""
+    kind = classify_query(query)
+    if kind is QueryKind.IDENTIFIER or sum(1 for arm in hits.values() if arm) < 2:
+        return candidates
+    intent = QueryIntent.of(query, kind, include_tests=include_tests)
+    if intent.single_name:
+        return candidates
+    records = read(list(dict.fromkeys(i for arm in hits.values() for i, _ in arm)))
+    order = even_file_order(query, hits, records, tests=intent.tests)
+    return blend_files(candidates, order, settings.even_share, settings.even_k)
 
 
 def _holders(

@@ -44,6 +44,7 @@ def named(parts: list[Part] | None, reason: str, factor: float) -> float:
     return factor
 
 #: Chunk tiers from `sharc._core`: 1 AST code, 2 docs, 3 config, 4 other code.
+TIER_CODE = 1
 TIER_DOCS = 2
 TIER_CONFIG = 3
 TIER_TEXT = 4

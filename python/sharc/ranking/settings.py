@@ -170,6 +170,12 @@ class RankingSettings:
     #: -2.3 [-4.2, -0.4] at 1.0, +0.1 [-0.9, +1.1] at 0.25.
     file_keyword_lift: float = 0.25
 
+    # -- a second opinion (`sharc.ranking.even`): questions in words, fused searches -----
+    #: The even ranking's share of a weighted reciprocal-rank merge of its file order with
+    #: the staged one (constant `even_k`); 0 turns it off.
+    even_share: float = 0.0
+    even_k: int = 10
+
     # -- graph neighbours (`sharc.ranking.graph`): questions in words only -----------------
     #: Every candidate of a file linked by a reference (either way) to one of the
     #: `neighbour_seeds` files of the strongest candidates rises by up to this fraction, times
@@ -220,10 +226,10 @@ class RankingSettings:
             )
         shares = (
             self.identifier_keyword, self.natural_keyword, self.mixed_keyword,
-            self.covered_keyword,
+            self.covered_keyword, self.even_share,
         )
         if not all(0.0 <= share <= 1.0 for share in shares):
-            raise ValueError(f"keyword shares must lie in 0-1, got {shares}")
+            raise ValueError(f"shares must lie in 0-1, got {shares}")
         lifts = (
             self.name_words_lift, self.path_words_lift, self.coherence_lift,
             self.neighbour_lift, self.file_share, self.file_keyword_lift,
@@ -250,7 +256,8 @@ class RankingSettings:
             )
         }
         return dataclasses.replace(
-            self, **neutral, **lifts, definitions_first=False, files_first=False
+            self, **neutral, **lifts, definitions_first=False, files_first=False,
+            even_share=0.0,
         )
 
 
