@@ -66,6 +66,9 @@ def test_the_even_order_weighs_both_arms_alike_and_ranks_code_files() -> None:
     # Documentation is not among the files it orders, whatever its scores.
     assert "README.md" not in even_file_order("readme", hits, records)
     assert even_file_order("anything", {SEMANTIC: [], KEYWORD: []}, records) == []
+    # Arms that score every hit alike give every file nothing but its place.
+    flat = {SEMANTIC: [(helper.id, 0.5), (registry.id, 0.5)], KEYWORD: [(registry.id, 1.0)]}
+    assert set(even_file_order("sort", flat, records)) == {"src/registry.py", "src/text.py"}
 
 
 def test_a_file_named_by_the_question_and_a_file_of_many_candidates_rise() -> None:
@@ -133,3 +136,22 @@ def test_the_setting_is_a_share() -> None:
     with pytest.raises(ValueError, match="shares must lie in 0-1"):
         RankingSettings(even_share=1.5)
     assert RankingSettings().plain().even_share == 0.0
+
+
+def test_a_grab_bag_file_keeps_its_staged_place_and_is_judged_by_its_best_part() -> None:
+    a, b, c = chunk("a.py"), chunk("b.py"), chunk("c.py")
+    staged = [(a, 0.9), (b, 0.85), (c, 0.5)]
+    # The even order wants b.py first; a gate of 0 leaves b.py where the stages put it.
+    moved = blend_files(staged, ["b.py", "a.py", "c.py"], 0.6, 10)
+    assert [x.id for x, _ in moved][:2] == [b.id, a.id]
+    kept = blend_files(staged, ["b.py", "a.py", "c.py"], 0.6, 10, {"b.py": 0.0, "a.py": 0.0})
+    assert [x.id for x, _ in kept] == [a.id, b.id, c.id]
+    # Many weak parts lift a file; not a grab-bag's.
+    parts = [chunk("bag.py", f"f{i}") for i in range(5)]
+    one, far = chunk("one.py"), chunk("far.py")
+    records = _records(one, far, *parts)
+    semantic = [(one.id, 0.9), *((p.id, 0.85) for p in parts), (far.id, 0.1)]
+    keyword = [(one.id, 9.0), *((p.id, 8.5) for p in parts), (far.id, 1.0)]
+    hits = {SEMANTIC: semantic, KEYWORD: keyword}
+    assert even_file_order("find it", hits, records)[0] == "bag.py"
+    assert even_file_order("find it", hits, records, gates={"bag.py": 0.0})[0] == "one.py"

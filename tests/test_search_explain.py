@@ -6,9 +6,11 @@ where the explanation must account for each score shown and say what put a hit f
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import pytest
 from ranking_helpers import Candidate
@@ -20,6 +22,7 @@ from sharc.ranking.boosts import boost_factor, boost_parts
 from sharc.ranking.explain import (
     BOOSTS,
     DEFINITION,
+    EVEN_OPINION,
     LOCATED_LINE,
     NAMED_DIRECTORY,
     NAMED_FILE,
@@ -207,3 +210,33 @@ def test_the_cli_prints_why_under_each_hit(
     assert DEFINITION in first["explanation"]["first"]
     assert cli_main(["search", "TaskStore", *where, "--json"]) == 0
     assert "explanation" not in json.loads(capsys.readouterr().out.splitlines()[0])
+
+
+def test_the_even_opinion_places_files_of_a_question_in_words_and_keeps_their_scores(
+    built: Index,
+) -> None:
+    questions = ("retry an action with exponential backoff", "where are tasks saved to disk",
+                 "how are passwords hashed")
+    staged_settings = dataclasses.replace(DEFAULT_SETTINGS, even_share=0.0)
+
+    def searched(question: str, settings: object) -> list[Any]:
+        built.ranking_settings = settings  # type: ignore[assignment]
+        return built.search(question, limit=50, explain=True).all_hits()
+
+    try:
+        for question in questions:
+            blended, staged = searched(question, DEFAULT_SETTINGS), searched(question, staged_settings)
+            # The same files with the same best scores: only which file holds which changes.
+            def tops(hits: list[Any]) -> list[float]:
+                best: dict[str, float] = {}
+                for hit in hits:
+                    best[hit.path] = max(best.get(hit.path, 0.0), hit.explanation.score)
+                return sorted(best.values())
+
+            assert {h.path for h in blended} == {h.path for h in staged}
+            assert tops(blended) == pytest.approx(tops(staged))
+            assert not any(EVEN_OPINION in dict(h.explanation.stages) for h in staged)
+        named = searched("TaskStore", DEFAULT_SETTINGS)
+        assert not any(EVEN_OPINION in dict(h.explanation.stages) for h in named)
+    finally:
+        built.ranking_settings = DEFAULT_SETTINGS

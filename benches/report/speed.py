@@ -140,6 +140,13 @@ def _index_speed_rows(speed: dict[str, Any]) -> list[tuple[str, str]]:
                 f" {q['without_cohesion_p50_ms']:.1f} ms"
                 f" | {q['p50_vs_without_cohesion']:.2f}× |"
             ))
+        if "without_even_opinion_p50_ms" in q:
+            rows.append(("query",
+                f"| warm query p50 with the even ranking's opinion on the files, {q['chunks']:,}"
+                f" chunks | {q['p50_ms']:.1f} ms | the same search without it"
+                f" {q['without_even_opinion_p50_ms']:.1f} ms"
+                f" | {q['p50_vs_without_even_opinion']:.2f}× |"
+            ))
         if "narrow_hnsw_p50_ms" in q and q["chunks"] > q.get("exact_threshold", 10_000):
             rows.append(("query",
                 f"| warm query p50, the vectors' HNSW search at least {q['search_expansion']}"

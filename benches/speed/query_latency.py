@@ -67,6 +67,10 @@ def query_latency(work: Path, sizes: list[int]) -> dict:
         result["without_cohesion_p50_ms"] = measured["uncohesive"]["p50_ms"]
         result["p50_vs_without_cohesion"] = result["p50_ms"] / result["without_cohesion_p50_ms"]
         result["cohesion_measure_s"] = cohesion_seconds
+        result["without_even_opinion_p50_ms"] = measured["staged"]["p50_ms"]
+        result["p50_vs_without_even_opinion"] = (
+            result["p50_ms"] / result["without_even_opinion_p50_ms"]
+        )
         result["narrow_hnsw_p50_ms"] = measured["narrow"]["p50_ms"]
         result["search_expansion"] = sharc.vectors.SEARCH_EXPANSION
         result["p50_vs_narrow_hnsw"] = result["p50_ms"] / result["narrow_hnsw_p50_ms"]
@@ -121,7 +125,8 @@ def ann_search(index_dir: Path, embedder, size: int) -> dict[str, float]:  # typ
 #: that reads candidates in blocks, each scored alone (what ranking files first costs is the
 #: ratio of the two); `fragments`, the default without the evidence of whole files (the file
 #: keyword index unread); `uncohesive`, the default without the stored file cohesion (its
-#: rows unread); `narrow`, the default with the vectors' HNSW search only as wide as the
+#: rows unread); `staged`, the default without the even ranking's second opinion on the
+#: order of files (`sharc.ranking.even`); `narrow`, the default with the vectors' HNSW search only as wide as the
 #: results asked for (usearch's own width); `graph`, the default with the vectors searched
 #: through the HNSW graph at any size (what an exact search of an index under
 #: `DEFAULT_EXACT_THRESHOLD` costs is the ratio of the default to it). How each searches its
@@ -131,6 +136,7 @@ QUERY_VARIANTS = {
     "chunkwise": {"files_first": False},
     "fragments": {"file_keyword_lift": 0.0},
     "uncohesive": {"cohesion_floor": 0.0, "cohesion_full": 0.0},
+    "staged": {"even_share": 0.0},
     "narrow": {},
     "graph": {},
 }

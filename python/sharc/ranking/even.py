@@ -9,7 +9,9 @@ compatibility shims scaled down; code only. Alone it trails the staged ranking o
 the stages were tuned on (file NDCG@10 80.0 against 85.0) and matches it elsewhere (81.4 against
 80.5 on held-out repositories, architecture questions 74.5 against 68.5). For a question in
 words, the two file orders are merged by weighted reciprocal rank (`even_share`), and each
-file takes the place the merge gives it, with the scores of the staged order.
+file takes the place the merge gives it, with the scores of the staged order. A file whose
+parts are unrelated (`sharc.file_cohesion`) is judged by its best part alone, and the even
+opinion of it counts as little: CoSQA's modules of sixteen unrelated functions.
 """
 
 from __future__ import annotations
@@ -113,9 +115,13 @@ def even_file_order(
     records: Mapping[str, RankedChunk],
     *,
     tests: bool = False,
+    gates: Mapping[str, float] | None = None,
 ) -> list[str]:
     """The files of the arms' code hits, best first, as the even ranking orders them
-    (`tests`: the question asks for tests, which keep their place)."""
+    (`tests`: the question asks for tests, which keep their place). A file's candidates
+    beyond its best count as far as its gate says (`sharc.ranking.files.evidence_gates`: a
+    grab-bag file of unrelated parts is judged by its best chunk alone; 1 where `gates` has
+    none)."""
     arms = [_scaled(arm_hits) for arm_hits in hits.values()]
     share = 1.0 / len(arms) if arms else EVEN_SHARE
     scores: dict[str, float] = {}
@@ -139,10 +145,12 @@ def even_file_order(
         sums[path] = sums.get(path, 0.0) + value
         tops[path] = max(tops.get(path, 0.0), value)
     best, largest = max(scores.values()), max(sums.values())
-    judged = {
-        path: (top + best * FILE_LIFT * sums[path] / largest) * place_factor(path, tests)
-        for path, top in tops.items()
-    }
+    gates = gates or {}
+
+    def lift(path: str) -> float:
+        return best * FILE_LIFT * gates.get(path, 1.0) * sums[path] / largest if largest else 0.0
+
+    judged = {path: (top + lift(path)) * place_factor(path, tests) for path, top in tops.items()}
     return sorted(judged, key=lambda path: -judged[path])
 
 
@@ -153,23 +161,32 @@ def _is_code(record: RankedChunk) -> bool:
 
 
 def blend_files(
-    candidates: Sequence[Scored[C]], even: Sequence[str], share: float, k: int
+    candidates: Sequence[Scored[C]],
+    even: Sequence[str],
+    share: float,
+    k: int,
+    gates: Mapping[str, float] | None = None,
 ) -> list[Scored[C]]:
     """`candidates` with their files in the order of a weighted reciprocal-rank merge of the
     candidates' own file order (weight 1 - `share`) and `even` (weight `share`; files not
-    among the candidates are left out). The file merged into the n-th place takes the n-th
-    best file's score, and each of its candidates keeps its ratio to its file's best, so that
-    the scores keep their scale and a file's hits keep their grouping."""
+    among the candidates are left out), a file's share times its gate (`gates`, 1 where
+    none is given: the even ranking's place for a grab-bag file of unrelated parts is the
+    place of one of its parts, which the staged ranking judges better). The file merged
+    into the n-th place takes the n-th best file's score, and each of its candidates keeps
+    its ratio to its file's best, so that the scores keep their scale and a file's hits
+    keep their grouping."""
     tops: dict[str, float] = {}
     for chunk, score in candidates:
         tops[chunk.path] = max(tops.get(chunk.path, score), score)
     own = sorted(tops, key=lambda path: -tops[path])
-    merged = {path: (1.0 - share) / (k + rank) for rank, path in enumerate(own, 1)}
+    gates = gates or {}
+    weight = {path: share * gates.get(path, 1.0) for path in own}
+    merged = {path: (1.0 - weight[path]) / (k + rank) for rank, path in enumerate(own, 1)}
     rank = 0
     for path in even:
         if path in merged:
             rank += 1
-            merged[path] += share / (k + rank)
+            merged[path] += weight[path] / (k + rank)
     order = sorted(own, key=lambda path: -merged[path])  # stable: ties keep their own order
     placed = dict(zip(order, sorted(tops.values(), reverse=True), strict=True))
 

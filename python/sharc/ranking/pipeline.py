@@ -202,10 +202,6 @@ def rank(
         more = ranked_from(deeper, settings.floor_rank * factor).candidates
         ranked = _filled(ranked, more, trace, carried, FOUND_DEEPER)
     candidates = ranked.candidates
-    if settings.even_share > 0 and name is None and not named:
-        candidates = traced(trace, EVEN_OPINION, _with_even_opinion(
-            query, hits, candidates, read, settings, include_tests
-        ))
     if named:
         candidates = named_files_first(
             candidates, named, read, accepts=accepts, max_per_file=max_per_file
@@ -228,27 +224,6 @@ def rank(
         candidates = first_of(candidates, places, read, accepts=accepts)
         put_first(trace, places, LOCATED_LINE)
     return Ranking(candidates, ranked.arms, ranked.kind)
-
-
-def _with_even_opinion(
-    query: str,
-    hits: Mapping[str, Sequence[tuple[str, float]]],
-    candidates: list[Scored[C]],
-    read: RecordReader[C],
-    settings: RankingSettings,
-    include_tests: bool | None,
-) -> list[Scored[C]]:
-    """For a question in words both arms answered, `candidates` with their files placed by
-    the staged order merged with the even ranking's (`sharc.ranking.even`)."""
-    kind = classify_query(query)
-    if kind is QueryKind.IDENTIFIER or sum(1 for arm in hits.values() if arm) < 2:
-        return candidates
-    intent = QueryIntent.of(query, kind, include_tests=include_tests)
-    if intent.single_name:
-        return candidates
-    records = read(list(dict.fromkeys(i for arm in hits.values() for i, _ in arm)))
-    order = even_file_order(query, hits, records, tests=intent.tests)
-    return blend_files(candidates, order, settings.even_share, settings.even_k)
 
 
 def _holders(
@@ -368,6 +343,7 @@ def rank_hits(
             fused = [*fused, *((i, 0.0) for i in definitions if i not in returned)]
         else:
             definitions = defines(ids, intent.identifiers, missed=False)
+    cohesion = _remembered(cohesion) if cohesion is not None else None
     candidates = _score_blocks(
         fused, read, intent, settings, accepts,
         None if whole else (limit or 1, max_per_file or len(fused) or 1),
@@ -389,10 +365,51 @@ def rank_hits(
         candidates = traced(
             trace, LEARNED, apply_learned(candidates, hits, intent, settings, weights)
         )
+    if settings.even_share > 0 and len(answered) > 1 and not intent.single_name and (
+        kind is not QueryKind.IDENTIFIER
+    ):
+        records = _hit_records(hits, read)
+        gates = _gates({r.path for r in records.values()}, cohesion, settings)
+        order = even_file_order(query, hits, records, tests=intent.tests, gates=gates)
+        candidates = traced(
+            trace, EVEN_OPINION,
+            blend_files(candidates, order, settings.even_share, settings.even_k, gates),
+        )
     candidates.sort(key=lambda pair: -pair[1])
     if max_per_file:
         candidates = diversify(candidates, max_per_file=max_per_file)
     return Ranking(candidates, tuple(hits), kind)
+
+
+def _remembered(cohesion: FileCohesion) -> FileCohesion:
+    """`cohesion`, each path read once (files first and the even ranking both ask)."""
+    known: dict[str, float | None] = {}  # None: asked, not stored
+
+    def read(paths: Collection[str]) -> Mapping[str, float]:
+        missing = [path for path in paths if path not in known]
+        if missing:
+            found = cohesion(missing)
+            known.update((path, found.get(path)) for path in missing)
+        return {path: value for path in paths if (value := known[path]) is not None}
+
+    return read
+
+
+def _gates(
+    paths: Collection[str], cohesion: FileCohesion | None, settings: RankingSettings
+) -> dict[str, float] | None:
+    """How far each file's other candidates count as its evidence (`evidence_gates`); None
+    without the files' cohesion, or with the gate turned off."""
+    if cohesion is None or settings.cohesion_full <= settings.cohesion_floor:
+        return None
+    return evidence_gates(cohesion(paths), settings)
+
+
+def _hit_records(
+    hits: Mapping[str, Sequence[tuple[str, float]]], read: RecordReader[C]
+) -> Mapping[str, C]:
+    """The records of every arm's hits (read once by the search's record cache)."""
+    return read(list(dict.fromkeys(chunk_id for arm in hits.values() for chunk_id, _ in arm)))
 
 
 def _fusion_settings(
@@ -516,10 +533,8 @@ def _score_blocks(
         return candidates
     paths = {chunk.path for chunk, _ in candidates}
     gates = None
-    if cohesion is not None and settings.cohesion_full > settings.cohesion_floor and (
-        settings.files_first or file_shares is not None
-    ):
-        gates = evidence_gates(cohesion(paths), settings)
+    if settings.files_first or file_shares is not None:
+        gates = _gates(paths, cohesion, settings)
     candidates = traced(trace, FILES_FIRST, rank_files(candidates, settings, gates))
     if file_shares is not None and candidates:
         candidates = traced(trace, WHOLE_FILE, lift_files(
