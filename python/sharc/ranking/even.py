@@ -6,8 +6,10 @@ field's simplest strong tools do with the same two arms, nothing tuned: each arm
 scaled 0-1 over its hits and added half and half; a lift for the files whose name or folder
 holds the question's words; a lift for the files with many candidates; tests, examples and
 compatibility shims scaled down; code only. Alone it trails the staged ranking on the questions
-the stages were tuned on (file NDCG@10 80.0 against 85.0) and matches it elsewhere (81.4 against
-80.5 on held-out repositories, architecture questions 74.5 against 68.5). For a question in
+the stages were tuned on (the repository benchmark's dev third, file NDCG@10 82.2 against 85.0)
+and on questions written later about the same repositories (69.5 against 71.0), and leads it
+on the repositories held out (81.7 against 80.5; architecture questions 74.8 against 68.5):
+two rankings that err differently (`python -m benches.quality.even_alone`). For a question in
 words, the two file orders are merged by weighted reciprocal rank (`even_share`), and each
 file takes the place the merge gives it, with the scores of the staged order. A file whose
 parts are unrelated (`sharc.file_cohesion`) is judged by its best part alone, and the even

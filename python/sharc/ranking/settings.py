@@ -174,8 +174,9 @@ class RankingSettings:
     #: The even ranking's share of a weighted reciprocal-rank merge of its file order with
     #: the staged one (constant `even_k`), times each file's cohesion gate; 0 turns it off.
     #: The stages were chosen one by one on the repository benchmark's dev questions, where
-    #: they beat the even ranking alone by 5.1 points, a lead the held-out repositories did
-    #: not confirm (the even ranking alone +0.9 [-0.9, +2.9] there). Chosen on dev: 0.3
+    #: the even ranking alone trails them by 2.9 [-4.2, -1.7], a lead the held-out
+    #: repositories do not confirm (the even ranking alone +1.2 [-0.5, +3.1] there; a first
+    #: prototype, `benches.quality.even_alone`'s probe: -5.1 / +0.9). Chosen on dev: 0.3
     #: keeps dev (+0.1 [-0.1, +0.4]; 0.5: -0.1 [-0.6, +0.4]); the fresh dev questions +0.5
     #: [-0.2, +1.1], asked tersely +0.6 [-0.1, +1.3]; CoSQA dev MRR@10 50.3 -> 50.5 (49.4
     #: without the gates, MRR -0.8 [-1.6, -0.1]: a grab-bag module's place in the even
