@@ -31,6 +31,8 @@ def test_a_file_is_named_by_the_words_its_name_or_folder_begins_or_equals() -> N
     assert path_share("lib/pluginLoaded.ts", words) == pytest.approx(1.0)  # camelCase parts
     assert path_share("src/PluginsLoaded.java", words) == pytest.approx(1.0)
     assert path_share("src/registry.py", words) == 0.0
+    assert path_share("lib/config.py", question_words("the configuration")) == 1.0
+    assert path_share("lib/retry.py", question_words("retries")) == 0.0
     # A part shorter than three letters begins too much to count.
     assert path_share("src/pl.py", words) == 0.0
     assert path_share("src/a.py", frozenset()) == 0.0

@@ -18,6 +18,7 @@ opinion of it counts as little: CoSQA's modules of sixteen unrelated functions.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import PurePosixPath
@@ -66,22 +67,38 @@ def question_words(query: str) -> frozenset[str]:
 
 def path_share(path: str, words: Collection[str]) -> float:
     """The share of `words` that the file's name or its folder's name holds, a word matching
-    a part of the name it equals, begins or is begun by (`retry` for "retries")."""
+    a part of the name it equals, begins or is begun by, the shorter `PREFIX_LETTERS` long
+    at least (`plugin` for "plugins", `config` for "configuration"; `retry` is not
+    "retries")."""
     if not words:
         return 0.0
+    parts, beginnings = _name_parts(path)
+
+    matched = sum(
+        1 for word in words if word in beginnings or not parts.isdisjoint(_beginnings(word))
+    )
+    return matched / len(words)
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _beginnings(word: str) -> frozenset[str]:
+    """A word and its beginnings `PREFIX_LETTERS` long or more."""
+    return frozenset(word[:end] for end in range(PREFIX_LETTERS, len(word) + 1)) | {word}
+
+
+@functools.lru_cache(maxsize=1 << 16)  # a search reads ~100 paths, mostly seen before
+def _name_parts(path: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The words of a file's name and of its folder's name, lower-cased (`PluginLoader.ts`
+    in `core/`: plugin, loader, core), and their beginnings `PREFIX_LETTERS` long or more."""
     place = PurePosixPath(path)
-    parts = {p.lower() for p in _NAME_PART.findall(place.stem + " " + place.parent.name)}
-
-    def matches(word: str) -> bool:
-        for part in parts:
-            short, long = sorted((word, part), key=len)
-            if short == long or (len(short) >= PREFIX_LETTERS and long.startswith(short)):
-                return True
-        return False
-
-    return sum(1 for word in words if matches(word)) / len(words)
+    parts = frozenset(p.lower() for p in _NAME_PART.findall(place.stem + " " + place.parent.name))
+    beginnings = frozenset(
+        part[:end] for part in parts for end in range(PREFIX_LETTERS, len(part) + 1)
+    )
+    return parts, beginnings
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def place_factor(path: str, tests: bool = False) -> float:
     """How far where a file lies scales it down in the even ranking (tests not, where the
     question asks for them)."""
@@ -136,8 +153,9 @@ def even_file_order(
         return []
     best = max(scores.values())
     words = question_words(query)
+    shares = {path: path_share(path, words) for path in {records[i].path for i in scores}}
     for chunk_id in scores:
-        matched = path_share(records[chunk_id].path, words)
+        matched = shares[records[chunk_id].path]
         if matched >= PATH_SHARE_FROM:
             scores[chunk_id] += best * PATH_LIFT * matched
     sums: dict[str, float] = {}
