@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from sharc.manifest import Manifest
-    from sharc.ranking.pipeline import FileCohesion
+    from sharc.ranking.files import FileCohesion
     from sharc.vector_segments import SegmentedVectors
     from sharc.vector_sets import VectorSet
 

@@ -44,7 +44,8 @@ from sharc.writer import stored_settings
 
 if TYPE_CHECKING:
     from sharc.manifest import Manifest, RankRecord
-    from sharc.ranking.pipeline import Arm, FileCohesion, FileEvidence, UnseenFinder
+    from sharc.ranking.files import FileCohesion
+    from sharc.ranking.pipeline import Arm, FileEvidence, UnseenFinder
     from sharc.ranking.visibility import DefinitionFacts
     from sharc.vector_reader import SearchedVectors, VectorChoice
     from sharc.vector_segments import SegmentedVectors

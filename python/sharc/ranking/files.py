@@ -18,10 +18,14 @@ one function a question is about.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 from sharc.ranking.records import C, Scored
 from sharc.ranking.settings import RankingSettings
+
+#: `paths -> {path: cohesion}`: how far each file's parts are about one thing, 0-1
+#: (`sharc.file_cohesion`); a path missing counts 1.
+FileCohesion = Callable[[Collection[str]], Mapping[str, float]]
 
 
 def evidence_gates(cohesion: Mapping[str, float], settings: RankingSettings) -> dict[str, float]:
@@ -31,6 +35,30 @@ def evidence_gates(cohesion: Mapping[str, float], settings: RankingSettings) -> 
     if full <= low:
         return {}
     return {path: min(1.0, max(0.0, (value - low) / (full - low))) for path, value in cohesion.items()}
+
+
+def cohesion_gates(
+    paths: Collection[str], cohesion: FileCohesion | None, settings: RankingSettings
+) -> dict[str, float] | None:
+    """The `evidence_gates` of `paths`; None without the files' cohesion, or with the gate
+    turned off."""
+    if cohesion is None or settings.cohesion_full <= settings.cohesion_floor:
+        return None
+    return evidence_gates(cohesion(paths), settings)
+
+
+def remembered(cohesion: FileCohesion) -> FileCohesion:
+    """`cohesion`, each path read once (files first and the even opinion both ask)."""
+    known: dict[str, float | None] = {}  # None: asked, not stored
+
+    def read(paths: Collection[str]) -> Mapping[str, float]:
+        missing = [path for path in paths if path not in known]
+        if missing:
+            found = cohesion(missing)
+            known.update((path, found.get(path)) for path in missing)
+        return {path: value for path in paths if (value := known[path]) is not None}
+
+    return read
 
 
 def file_scores(

@@ -38,7 +38,7 @@ from sharc.ranking.explain import (
     put_first,
     traced,
 )
-from sharc.ranking.files import evidence_gates, lift_files, rank_files
+from sharc.ranking.files import FileCohesion, cohesion_gates, lift_files, rank_files, remembered
 from sharc.ranking.framing import named_file, stripped_request
 from sharc.ranking.fusion import KEYWORD, SEMANTIC, fuse
 from sharc.ranking.graph import (
@@ -81,9 +81,6 @@ TextReader = Callable[[Sequence[str]], Mapping[str, str]]
 #: `(query, paths) -> {path: share}`: how well each candidate file's whole text matches the
 #: query, relative to the best file's (0-1; `sharc.file_keywords`).
 FileEvidence = Callable[[str, Collection[str]], Mapping[str, float]]
-#: `paths -> {path: cohesion}`: how far each file's parts are about one thing, 0-1
-#: (`sharc.file_cohesion`); a path missing counts 1.
-FileCohesion = Callable[[Collection[str]], Mapping[str, float]]
 #: `file name or path -> {path: ids of its first chunks}`: the indexed files of that name
 #: (`request.js`) or whose path ends so (`lib/request.js`), in the order a tie between them
 #: goes; empty where none is.
@@ -343,7 +340,7 @@ def rank_hits(
             fused = [*fused, *((i, 0.0) for i in definitions if i not in returned)]
         else:
             definitions = defines(ids, intent.identifiers, missed=False)
-    cohesion = _remembered(cohesion) if cohesion is not None else None
+    cohesion = remembered(cohesion) if cohesion is not None else None
     candidates = _score_blocks(
         fused, read, intent, settings, accepts,
         None if whole else (limit or 1, max_per_file or len(fused) or 1),
@@ -369,7 +366,7 @@ def rank_hits(
         kind is not QueryKind.IDENTIFIER
     ):
         records = _hit_records(hits, read)
-        gates = _gates({r.path for r in records.values()}, cohesion, settings)
+        gates = cohesion_gates({r.path for r in records.values()}, cohesion, settings)
         order = even_file_order(query, hits, records, tests=intent.tests, gates=gates)
         candidates = traced(
             trace, EVEN_OPINION,
@@ -379,30 +376,6 @@ def rank_hits(
     if max_per_file:
         candidates = diversify(candidates, max_per_file=max_per_file)
     return Ranking(candidates, tuple(hits), kind)
-
-
-def _remembered(cohesion: FileCohesion) -> FileCohesion:
-    """`cohesion`, each path read once (files first and the even ranking both ask)."""
-    known: dict[str, float | None] = {}  # None: asked, not stored
-
-    def read(paths: Collection[str]) -> Mapping[str, float]:
-        missing = [path for path in paths if path not in known]
-        if missing:
-            found = cohesion(missing)
-            known.update((path, found.get(path)) for path in missing)
-        return {path: value for path in paths if (value := known[path]) is not None}
-
-    return read
-
-
-def _gates(
-    paths: Collection[str], cohesion: FileCohesion | None, settings: RankingSettings
-) -> dict[str, float] | None:
-    """How far each file's other candidates count as its evidence (`evidence_gates`); None
-    without the files' cohesion, or with the gate turned off."""
-    if cohesion is None or settings.cohesion_full <= settings.cohesion_floor:
-        return None
-    return evidence_gates(cohesion(paths), settings)
 
 
 def _hit_records(
@@ -534,7 +507,7 @@ def _score_blocks(
     paths = {chunk.path for chunk, _ in candidates}
     gates = None
     if settings.files_first or file_shares is not None:
-        gates = _gates(paths, cohesion, settings)
+        gates = cohesion_gates(paths, cohesion, settings)
     candidates = traced(trace, FILES_FIRST, rank_files(candidates, settings, gates))
     if file_shares is not None and candidates:
         candidates = traced(trace, WHOLE_FILE, lift_files(
