@@ -420,6 +420,18 @@ def test_a_member_asked_through_a_class_that_inherits_it_is_the_base_classes(
     # A class that defines the member keeps its own; a name no base defines is left as asked.
     assert index.search("Cache.load", mode="keyword", limit=1)[0].path == "pkg/cache.py"
     index.close()
+    # Two levels up: `DiskStore(Store)`, `Store(Loader)`; a cycle of bases ends.
+    (root / "pkg/disk.py").write_text(
+        "from pkg.store import Store\n\n\nclass DiskStore(Store):\n    def path(self):\n"
+        "        return '/'\n\n\nclass Ring(Ring2):\n    pass\n\n\nclass Ring2(Ring):\n"
+        "    pass\n"
+    )
+    index = sharc.Index.open(root, index_dir=tmp_path / "index")
+    index.update(embed=False)
+    first = index.search("DiskStore.load", mode="keyword", limit=3)[0]
+    assert (first.path, first.symbol) == ("pkg/base.py", "load")
+    assert index._reader_manifest().defined_spelling("Ring.load") is None  # noqa: SLF001
+    index.close()
 
 
 def test_a_ruby_instance_method_query_finds_the_instance_method(tmp_path: Path) -> None:

@@ -28,9 +28,12 @@ if TYPE_CHECKING:
     pass
 
 
-#: Of a class's base classes, how many are read for a member it inherits
-#: (`GraphTables.inherited_spelling`).
+#: Of a class's base classes, how many are read for a member it inherits, and how many levels
+#: up (`GraphTables.inherited_spelling`): a name asked that no definition's qualified name
+#: ends with reads at most 1 + 2 x `INHERITED_BASES` classes' bases.
 INHERITED_BASES = 5
+INHERITED_LEVELS = 3
+
 
 class GraphTables:
     """The manifest's code graph (`sharc.manifest.Manifest` forwards to it)."""
@@ -212,23 +215,39 @@ class GraphTables:
     def inherited_spelling(self, segments: Sequence[str]) -> list[str] | None:
         """A member asked for through a class that inherits it (`SparseMatrix.InnerIterator`,
         where `SparseMatrix` only names its base's iterator): the same name with the class
-        replaced by the first of its base classes (`references` of kind `inherit`, in the
-        order the class names them, at most `INHERITED_BASES`) that defines the member,
-        spelled as that definition is (`SparseCompressedBase.InnerIterator`). None where the
-        class, as typed, defines no base that does."""
+        replaced by the nearest base class that defines the member, spelled as that
+        definition is (`SparseCompressedBase.InnerIterator`). The class's bases are its
+        `references` of kind `inherit`, in the order it names them, at most `INHERITED_BASES`
+        of a level; their bases are tried next, up to `INHERITED_LEVELS` levels up (`Matrix`
+        -> `PlainObjectBase` -> `DenseBase`). None where no base, as typed, does."""
         if len(segments) < 2:
             return None
         *outer, owner, member = segments
-        classes = [row.chunk_id for row in self.definitions_named([owner])]
-        bases = dict.fromkeys(
-            row.name for row in self.references_of_chunks(classes, parts=True)
-            if row.kind == "inherit" and row.name != owner
-        )
-        for base in list(bases)[:INHERITED_BASES]:
-            spelled = self.qualified_spelling([*outer, base, member])
-            if spelled is not None:
-                return spelled
+        seen = {owner}
+        classes = [owner]
+        for _ in range(INHERITED_LEVELS):
+            bases = [b for b in self._bases_of(classes) if b not in seen][:INHERITED_BASES]
+            for base in bases:
+                spelled = self.qualified_spelling([*outer, base, member])
+                if spelled is not None:
+                    return spelled
+            if not bases:
+                return None
+            seen.update(bases)
+            classes = bases
         return None
+
+    def _bases_of(self, classes: Sequence[str]) -> list[str]:
+        """The names `classes` inherit from, in the order they are named."""
+        bases: dict[str, None] = {}
+        for name in classes:
+            chunks = [row.chunk_id for row in self.definitions_named([name])]
+            named = dict.fromkeys(
+                row.name for row in self.references_of_chunks(chunks, parts=True)
+                if row.kind == "inherit" and row.name != name
+            )
+            bases.update(named)
+        return list(bases)
 
     def definitions_among(
         self, chunk_ids: Sequence[str], names: Sequence[str]
