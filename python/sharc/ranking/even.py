@@ -32,8 +32,6 @@ from sharc.ranking.penalties import (
 )
 from sharc.ranking.records import TIER_CODE, TIER_TEXT, C, RankedChunk, Scored
 
-#: An even score fusion: each arm's share of a question in words.
-EVEN_SHARE = 0.5
 #: A file named by the question's words rises by this times the best score, times the share
 #: of the words its name and folder hold (from a tenth of them).
 PATH_LIFT = 1.0
@@ -142,7 +140,7 @@ def even_file_order(
     grab-bag file of unrelated parts is judged by its best chunk alone; 1 where `gates` has
     none)."""
     arms = [_scaled(arm_hits) for arm_hits in hits.values()]
-    share = 1.0 / len(arms) if arms else EVEN_SHARE
+    share = 1.0 / max(1, len(arms))  # an even fusion: each arm alike
     scores: dict[str, float] = {}
     for arm in arms:
         for chunk_id, value in arm.items():
