@@ -30,6 +30,7 @@ from sharc.ranking.penalties import (
     is_test_path,
     is_vendored_path,
 )
+from sharc.ranking.query import lower_words
 from sharc.ranking.records import TIER_CODE, TIER_TEXT, C, RankedChunk, Scored
 
 #: A file named by the question's words rises by this times the best score, times the share
@@ -47,12 +48,13 @@ DECLARATION_FACTOR = 0.7
 #: The shortest word of a question, and of a path, that matches another word it begins.
 PREFIX_LETTERS = 3
 
+#: The field's short list, not `sharc.ranking.query.STOPWORDS`: the even ranking is that
+#: ranker as it is, and the longer list drops words that name files (`use`, `way`).
 _STOPWORDS = frozenset(
     "a an and are as at be by do does for from has have how if in is it not of on or the to was"
     " what when where which who why with".split()
 )
 _QUESTION_WORD = re.compile(r"[A-Za-z_]\w*")
-_NAME_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _ASIDE_DIRECTORY = re.compile(r"(?:^|/)(?:compat|_compat|legacy|single_include)(?:/|$)")
 _PACKAGE_FILES = frozenset({"__init__.py", "package-info.java"})
 
@@ -89,7 +91,7 @@ def _name_parts(path: str) -> tuple[frozenset[str], frozenset[str]]:
     """The words of a file's name and of its folder's name, lower-cased (`PluginLoader.ts`
     in `core/`: plugin, loader, core), and their beginnings `PREFIX_LETTERS` long or more."""
     place = PurePosixPath(path)
-    parts = frozenset(p.lower() for p in _NAME_PART.findall(place.stem + " " + place.parent.name))
+    parts = frozenset(lower_words(place.stem + " " + place.parent.name))
     beginnings = frozenset(
         part[:end] for part in parts for end in range(PREFIX_LETTERS, len(part) + 1)
     )

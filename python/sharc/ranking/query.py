@@ -60,9 +60,9 @@ def classify_query(query: str) -> QueryKind:
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 
 
-def _words(query: str) -> set[str]:
-    """The lowercase words of a query, identifiers split: `testLogin` gives test, login."""
-    return {word.lower() for word in _WORD.findall(query)}
+def lower_words(text: str) -> set[str]:
+    """The lowercase words of a text, identifiers split: `testLogin` gives test, login."""
+    return {word.lower() for word in _WORD.findall(text)}
 
 
 #: Plain query words that carry no signal in code search; identifiers are never dropped.
@@ -209,7 +209,7 @@ def wants_tests(query: str) -> bool:
     words = query.split()
     plain = [word.lower().strip(".,;:?!()'\"") for word in words]
     for position, (word, lower) in enumerate(zip(words, plain)):
-        parts = _words(word)
+        parts = lower_words(word)
         if parts != {lower}:  # an identifier (`testLogin`, `test_login`): its parts decide
             if not _TEST_WORDS.isdisjoint(parts):
                 return True
@@ -225,17 +225,17 @@ def wants_tests(query: str) -> bool:
 
 def wants_docs(query: str) -> bool:
     """The query asks about documentation: docs, readme, guide, how to install..."""
-    return not _DOCS_WORDS.isdisjoint(_words(query)) or "getting started" in query.lower()
+    return not _DOCS_WORDS.isdisjoint(lower_words(query)) or "getting started" in query.lower()
 
 
 def wants_examples(query: str) -> bool:
     """The query asks for examples, samples, demos, benchmarks..."""
-    return not _EXAMPLE_WORDS.isdisjoint(_words(query))
+    return not _EXAMPLE_WORDS.isdisjoint(lower_words(query))
 
 
 def wants_config(query: str) -> bool:
     """The query asks about configuration: config, settings, yaml, toml..."""
-    return not _CONFIG_WORDS.isdisjoint(_words(query))
+    return not _CONFIG_WORDS.isdisjoint(lower_words(query))
 
 
 _INSTANCE_MEMBER = re.compile(r"\w#[A-Za-z_]\w*[?!=]?\W*$")
