@@ -255,7 +255,8 @@ def test_quantized_copy_stays_close_to_the_original(embedder: Embedder, original
 
 def test_quantized_copy_is_as_close_on_every_cpu(embedder: Embedder, original: Embedder) -> None:
     """Without VNNI (AVX2, many AMD EPYC), int8 products saturate unless the session asks
-    for precision: on such a CPU the copy then reads mean 0.993, min 0.988 here."""
+    for precision (`session.x64quantprecision`); without it such a CPU reads mean 0.993,
+    min 0.988 here."""
     texts = []
     for module in ("textwrap", "shutil", "argparse"):
         text, spans = stdlib_functions(module)
