@@ -16,6 +16,12 @@ name keeps the search's own answer (the even ranking has no definitions stage):
 Against the staged search alone (`--ranking even_share=0`) it found (2026-12-07, stop 58)
 that the even ranking alone trails it by 5.1 points on dev and leads it by 0.9 held out,
 which led to the even opinion the search now takes (`RankingSettings.even_share`).
+
+`--fast-opinion SHARE` asks instead what a third opinion would add: the even ranking over
+BM25 and the fast model's vectors (the index's other vector set), merged into the search's
+file order as the even opinion is (`blend_files`, k 10, that share), for questions in words:
+
+    python -m benches.quality.even_alone --fast-opinion 0.3 [--questions fresh] [--split test]
 """
 
 from __future__ import annotations
@@ -44,7 +50,7 @@ class FileHit:
 
 def main(argv: list[str] | None = None) -> int:
     from sharc.ranking import DEFAULT_SETTINGS, pipeline
-    from sharc.ranking.even import even_file_order
+    from sharc.ranking.even import blend_files, even_file_order
     from sharc.ranking.query import QueryIntent, QueryKind, classify_query
 
     from benches.quality.tune_repos import dev_repos, open_indexes, parse_variant
@@ -55,6 +61,9 @@ def main(argv: list[str] | None = None) -> int:
                         default="benchmark", help="the dev repositories' other question sets")
     parser.add_argument("--ranking", default="",
                         help="field=value,... over the search's default ranking settings")
+    parser.add_argument("--fast-opinion", type=float, default=None, metavar="SHARE",
+                        help="the search merged with the even ranking of BM25 and the fast"
+                        " model's vectors at this share, instead of the even ranking alone")
     parser.add_argument("--index-cache", type=Path, default=data_dir() / "index-cache" / "repos")
     args = parser.parse_args(argv)
     captured: dict[str, Any] = {}
@@ -86,10 +95,22 @@ def main(argv: list[str] | None = None) -> int:
             if kind is QueryKind.IDENTIFIER or intent.single_name or not hits:
                 even[query.id] = searched[query.id]
                 continue
+            if args.fast_opinion is not None:
+                if len(hits) < 2:  # one arm answered: no even opinion either
+                    even[query.id] = searched[query.id]
+                    continue
+                captured.clear()
+                index.search(query.text, limit=DEPTH, vectors="fast")
+                hits = captured.get("hits", {})
             ids = sorted({i for arm in hits.values() for i, _ in arm})
             records = captured["read"](ids)
             order = even_file_order(query.text, hits, records, tests=intent.tests)
-            even[query.id] = score(query, [FileHit(path) for path in order]).file_ndcg
+            if args.fast_opinion is not None:
+                own = [(FileHit(r.path, r.start_line, r.end_line), r.score) for r in results]
+                blended = blend_files(own, order, args.fast_opinion, settings.even_k)
+                even[query.id] = score(query, [hit for hit, _ in blended]).file_ndcg
+            else:
+                even[query.id] = score(query, [FileHit(path) for path in order]).file_ndcg
         print(f"{repo.name:24} {len(repo.queries)} queries", file=sys.stderr, flush=True)
         index.close()
 
@@ -108,7 +129,9 @@ def main(argv: list[str] | None = None) -> int:
     ids = sorted(searched)
     mean, low, high = metrics.paired_bootstrap([even[i] for i in ids], [searched[i] for i in ids])
     print(line("the search", searched))
-    print(line("the even ranking alone", even) + f" | {mean:+.1f} [{low:+.1f}, {high:+.1f}]")
+    name = ("the even ranking alone" if args.fast_opinion is None
+            else f"with the fast opinion {args.fast_opinion}")
+    print(line(name, even) + f" | {mean:+.1f} [{low:+.1f}, {high:+.1f}]")
     return 0
 
 
