@@ -221,6 +221,48 @@ def test_search_many_reads_one_set_for_every_root(small_repo: Path, tmp_path: Pa
     assert search_many([whole], QUESTION).vectors == "default"
 
 
+def test_a_question_in_words_takes_the_fast_sets_opinion_beside_the_default_sets_answer(
+    small_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sharc.multi_root import search_many
+    from sharc.ranking import FAST_SEMANTIC, KEYWORD, SEMANTIC, RankingSettings, pipeline
+
+    ranked: list[dict[str, list[tuple[str, float]]]] = []
+    rank_hits = pipeline.rank_hits
+
+    def spy(query: str, hits: dict[str, list[tuple[str, float]]], *args: object, **kw: object):
+        ranked.append(dict(hits))
+        return rank_hits(query, hits, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pipeline, "rank_hits", spy)
+
+    def hits_of(search: object) -> dict[str, list[tuple[str, float]]]:
+        ranked.clear()
+        search()  # type: ignore[operator]
+        return ranked[0]
+
+    index = _open(small_repo, tmp_path / "index")
+    index.update()
+    default = hits_of(lambda: index.search(QUESTION))
+    assert set(default) == {KEYWORD, SEMANTIC, FAST_SEMANTIC}
+    assert index.search(QUESTION).arms == (KEYWORD, SEMANTIC)  # what was fused
+    # The opinion reads what a search of the fast set reads.
+    fast = hits_of(lambda: index.search(QUESTION, vectors="fast"))
+    assert set(fast) == {KEYWORD, SEMANTIC} and default[FAST_SEMANTIC] == fast[SEMANTIC]
+    pooled = hits_of(lambda: search_many([index], QUESTION))
+    assert [s for _, s in pooled[FAST_SEMANTIC]] == [s for _, s in default[FAST_SEMANTIC]]
+    # Not for a name, nor for one arm alone, nor with the share at 0.
+    assert FAST_SEMANTIC not in hits_of(lambda: index.search("hash_password"))
+    assert FAST_SEMANTIC not in hits_of(lambda: index.search(QUESTION, mode="semantic"))
+    index.ranking_settings = RankingSettings(fast_opinion_share=0.0)
+    assert FAST_SEMANTIC not in hits_of(lambda: index.search(QUESTION))
+    # An index without the fast set searches as before.
+    plain = _open(small_repo, tmp_path / "plain", fast_vectors=False)
+    plain.update()
+    assert set(hits_of(lambda: plain.search(QUESTION))) == {KEYWORD, SEMANTIC}
+    assert plain.search(QUESTION)[0].symbol == "hash_password"
+
+
 KILL_AT = """
 import sys, time, sharc
 index = sharc.Index.open(sys.argv[1], index_dir=sys.argv[2])

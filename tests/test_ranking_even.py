@@ -13,7 +13,7 @@ from sharc.ranking.even import (
     place_factor,
     question_words,
 )
-from sharc.ranking.fusion import KEYWORD, SEMANTIC
+from sharc.ranking.fusion import FAST_SEMANTIC, KEYWORD, SEMANTIC
 from sharc.ranking.records import TIER_DOCS
 
 
@@ -137,7 +137,49 @@ def test_the_blend_applies_to_fused_questions_in_words_only() -> None:
 def test_the_setting_is_a_share() -> None:
     with pytest.raises(ValueError, match="shares must lie in 0-1"):
         RankingSettings(even_share=1.5)
+    with pytest.raises(ValueError, match="shares must lie in 0-1"):
+        RankingSettings(fast_opinion_share=-0.1)
     assert RankingSettings().plain().even_share == 0.0
+    assert RankingSettings().plain().fast_opinion_share == 0.0
+
+
+def test_the_fast_opinion_orders_files_by_bm25_and_the_fast_vectors_and_is_never_fused() -> None:
+    helper = Candidate("helper", "src/text.py", "plugin_label")
+    module = Candidate("module", "src/registry.py", "register")
+    other = Candidate("other", "src/colours.py", "palette")
+    unfused = Candidate("unfused", "src/loader.py", "load")  # only the fast vectors find it
+    records = {c.id: c for c in (helper, module, other, unfused)}
+    searched: list[str] = []
+
+    def fast(query: str, depth: int) -> list[tuple[str, float]]:
+        searched.append(query)
+        return [("module", 0.9), ("unfused", 0.8), ("other", 0.3), ("helper", 0.1)]
+
+    arms = {
+        KEYWORD: lambda query, depth: [("helper", 9.0), ("module", 4.0), ("other", 1.0)],
+        SEMANTIC: lambda query, depth: [("helper", 0.90), ("module", 0.70), ("other", 0.1)],
+        FAST_SEMANTIC: fast,
+    }
+
+    def read(ids: list[str]) -> dict[str, Candidate]:
+        return {i: records[i] for i in ids if i in records}
+
+    def order(query: str, share: float) -> list[str]:
+        settings = RankingSettings(even_share=0.0, fast_opinion_share=share, file_keyword_lift=0)
+        ranked = rank(query, arms, read, settings=settings)
+        assert ranked.arms == (KEYWORD, SEMANTIC)  # the fast arm is not one the search fused
+        return [chunk.id for chunk, _ in ranked.candidates]
+
+    question = "sort the colour labels"
+    assert order(question, 0.0)[0] == "helper"
+    assert searched == []  # off: not searched at all
+    # At a share of one the even order of BM25 and the fast vectors is the order; the chunk
+    # only the fast vectors returned is not a candidate: they place files, not chunks.
+    assert order(question, 1.0) == ["module", "helper", "other"]
+    assert searched == [question]
+    # Not for a name: not even searched.
+    assert order("plugin_label", 1.0)[0] == "helper"
+    assert searched == [question]
 
 
 def test_a_grab_bag_file_keeps_its_staged_place_and_is_judged_by_its_best_part() -> None:

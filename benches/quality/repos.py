@@ -77,7 +77,7 @@ PREVIOUS_RANKING = {
     "extending_definition_factor": 1.0, "path_words_lift": 0.0, "test_factor": 0.6,
     "example_factor": 1.0, "docs_factor": 0.75, "fragment_factor": 1.0,
     "declaration_factor": 1.0, "definitions_first": False, "semantic_floor_score": 0.0,
-    "files_first": False, "even_share": 0.0,
+    "files_first": False, "even_share": 0.0, "fast_opinion_share": 0.0,
 }
 DEPTH = 30  # results read per query: enough to rank 10 distinct files
 @dataclass(frozen=True)

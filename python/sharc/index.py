@@ -408,6 +408,12 @@ class Index(AsyncIndexMethods):
                     query_vectors(searched.embedder or self.embedder), stale,
                 )
                 unseen = unseen_by_vectors(keys, searched.vectors, stale)
+                opinion = mode == "hybrid" and self.ranking_settings.fast_opinion_share > 0
+                fast = self._vectors.fast_beside(manifest, searched) if opinion else None
+                if fast is not None:  # its hits make the fast opinion
+                    arms[ranking.FAST_SEMANTIC] = vector_arm(
+                        records.ids_by_key, fast.vectors, query_vectors(fast.embedder)
+                    )
             elif mode == "semantic":
                 raise NotIndexedError(f"{self.root} has no vectors yet; run `sharc index` first")
             else:

@@ -182,6 +182,10 @@ def _search(
             unseen = _unseen_finder(stores, keys, stale)
         elif mode == "semantic":
             raise NotIndexedError("none of these roots has vectors yet; run `sharc index` first")
+        if semantic and mode == "hybrid" and indexes[0].ranking_settings.fast_opinion_share > 0:
+            fast = _fast_arms(indexes, manifests, records, searched)
+            if fast:
+                arms[ranking.FAST_SEMANTIC] = _pooled(fast)
     ranked = ranking.rank(
         query, arms, _record_reader(records), limit=limit,
         settings=indexes[0].ranking_settings,
@@ -355,6 +359,24 @@ def _semantic_arms(
         assert chosen is not None
         arms[n] = vector_arm(records[n].ids_by_key, chosen.vectors, query_vector, stale[n])
     return arms
+
+
+def _fast_arms(
+    indexes: list[Index],
+    manifests: list[Manifest],
+    records: list[SearchRecords],
+    searched: list[SearchedVectors | None],
+) -> list[Arm | None]:
+    """Per index, the arm of the fast model's vectors beside the default model's that it
+    searched (`VectorReader.fast_beside`), for the fast opinion; none unless every index
+    that searched vectors has them."""
+    fast = [
+        index._vectors.fast_beside(manifest, chosen)
+        for index, manifest, chosen in zip(indexes, manifests, searched)
+    ]
+    if any(chosen is not None and beside is None for chosen, beside in zip(searched, fast)):
+        return []
+    return _semantic_arms(indexes, manifests, records, fast, [set() for _ in indexes])
 
 
 def _model_of(searched: SearchedVectors, manifest: Manifest) -> str:

@@ -109,6 +109,21 @@ class VectorReader:
             )
         return None
 
+    def fast_beside(
+        self, manifest: Manifest, searched: SearchedVectors | None
+    ) -> SearchedVectors | None:
+        """The fast model's vectors, where a search reads the default model's and the fast set
+        covers every chunk too (what the fast opinion reads: `pipeline.FAST_SEMANTIC`); None
+        otherwise."""
+        if searched is None or searched.name != "default" or built_with_fast(manifest):
+            return None
+        if manifest.get_meta(FAST_SET.complete) != "1":
+            return None
+        vectors = self.vectors(manifest, FAST_SET)
+        if vectors is None or not len(vectors):
+            return None
+        return SearchedVectors("fast", vectors, self._fast_embedder, True, FAST_SET)
+
     def searched_name(self, manifest: Manifest) -> VectorChoice | None:
         """What `choose(manifest, None)` would report, from the files' presence alone (no
         vectors are read)."""

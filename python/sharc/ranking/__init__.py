@@ -28,6 +28,7 @@
 from sharc.ranking.boosts import name_words_match, path_words_match
 from sharc.ranking.framing import framed_name, stripped_request
 from sharc.ranking.fusion import (
+    FAST_SEMANTIC,
     KEYWORD,
     SEMANTIC,
     ArmWeights,
@@ -57,6 +58,7 @@ from sharc.ranking.shaping import diversify, result_groups
 
 __all__ = [
     "DEFAULT_SETTINGS",
+    "FAST_SEMANTIC",
     "FUSION_METHODS",
     "KEYWORD",
     "SEMANTIC",

@@ -23,6 +23,9 @@ WHOLE_FILE = "whole file"  # how well the file's whole text matches (BM25 over f
 NEIGHBOURS = "graph neighbours"  # a file the code graph links to the strongest hits
 LEARNED = "learned"  # the learned combination's last word
 EVEN_OPINION = "even opinion"  # files placed by the staged order merged with the even ranking's
+#: Files placed by the order so far merged with the even ranking of BM25 and the fast model's
+#: vectors (`RankingSettings.fast_opinion_share`).
+FAST_OPINION = "fast opinion"
 #: Tests, examples, vendored or generated code that crowded the first results: a second
 #: ranking without them comes first, and they fill the places left, scaled below it.
 AFTER_THE_CODE = "after the code"

@@ -1,6 +1,7 @@
 """Stage 2 and 3: the arms' candidates, fused into one 0-1 score per chunk.
 
-A search runs two arms, `keyword` (BM25) and `semantic` (vectors). `fuse` combines them: by
+A search runs two arms, `keyword` (BM25) and `semantic` (vectors); a third, `FAST_SEMANTIC`,
+is not fused (`sharc.ranking.pipeline` sets it apart). `fuse` combines them: by
 default a convex combination of each arm's scores, min-max normalised over its top hits
 (`score_fusion`); weighted reciprocal rank fusion (`reciprocal_rank_fusion`) is the alternative.
 The keyword arm's share depends on the query: an identifier leans on keywords, a question in
@@ -17,6 +18,10 @@ from sharc.ranking.settings import DEFAULT_SETTINGS, RankingSettings
 
 KEYWORD = "keyword"
 SEMANTIC = "semantic"
+#: The other vector set's arm (the fast model's, beside the default model's): never fused;
+#: with the keyword arm's hits it makes a third opinion on the order of files
+#: (`RankingSettings.fast_opinion_share`).
+FAST_SEMANTIC = "semantic (fast)"
 
 
 @dataclass(frozen=True, slots=True)

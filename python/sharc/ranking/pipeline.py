@@ -25,6 +25,7 @@ from sharc.ranking.explain import (
     COHERENCE,
     DEFINITIONS_FIRST,
     EVEN_OPINION,
+    FAST_OPINION,
     FILES_FIRST,
     FOUND_DEEPER,
     LEARNED,
@@ -40,7 +41,7 @@ from sharc.ranking.explain import (
 )
 from sharc.ranking.files import FileCohesion, cohesion_gates, lift_files, rank_files, remembered
 from sharc.ranking.framing import named_file, stripped_request
-from sharc.ranking.fusion import KEYWORD, SEMANTIC, fuse
+from sharc.ranking.fusion import FAST_SEMANTIC, KEYWORD, SEMANTIC, fuse
 from sharc.ranking.graph import (
     GraphFacts,
     apply_neighbours,
@@ -180,6 +181,8 @@ def rank(
             unseen=unseen, read_text=read_text, files=files, cohesion=cohesion, trace=trace,
         )
 
+    if FAST_SEMANTIC in arms and not _wants_opinions(query, settings.fast_opinion_share):
+        arms = {name: arm for name, arm in arms.items() if name != FAST_SEMANTIC}
     hits = {name: arm(query, depth) for name, arm in arms.items()}
     ranked = ranked_from(hits)
     exhausted = all(len(arm_hits) < depth for arm_hits in hits.values())
@@ -292,7 +295,10 @@ def rank_hits(
     records are read in blocks, best fused score first, until no unread candidate could reach
     the top `limit` whatever its boosts (`_score_blocks`). A query that is one name lifts the
     candidates that define it above all others, wherever they are in the fused order: they
-    are read first when `defines` can name them, else every candidate is read."""
+    are read first when `defines` can name them, else every candidate is read. The hits of
+    `FAST_SEMANTIC` are not fused: they make the fast opinion (`_blended_opinion`)."""
+    fast = hits.get(FAST_SEMANTIC, ())
+    hits = {name: arm_hits for name, arm_hits in hits.items() if name != FAST_SEMANTIC}
     kind = classify_query(query)
     answered = tuple(name for name, arm_hits in hits.items() if arm_hits)
     if settings.files_first and len(answered) < 2:
@@ -362,20 +368,48 @@ def rank_hits(
         candidates = traced(
             trace, LEARNED, apply_learned(candidates, hits, intent, settings, weights)
         )
-    if settings.even_share > 0 and len(answered) > 1 and not intent.single_name and (
-        kind is not QueryKind.IDENTIFIER
-    ):
-        records = _hit_records(hits, read)
-        gates = cohesion_gates({r.path for r in records.values()}, cohesion, settings)
-        order = even_file_order(query, hits, records, tests=intent.tests, gates=gates)
-        candidates = traced(
-            trace, EVEN_OPINION,
-            blend_files(candidates, order, settings.even_share, settings.even_k, gates),
-        )
+    opinions = len(answered) > 1 and not intent.single_name and kind is not QueryKind.IDENTIFIER
+    if opinions and settings.even_share > 0:
+        candidates = traced(trace, EVEN_OPINION, _blended_opinion(
+            query, hits, candidates, read, intent, settings, settings.even_share, cohesion
+        ))
+    if opinions and fast and settings.fast_opinion_share > 0:
+        fast_hits = {KEYWORD: hits[KEYWORD], FAST_SEMANTIC: fast}
+        candidates = traced(trace, FAST_OPINION, _blended_opinion(
+            query, fast_hits, candidates, read, intent, settings, settings.fast_opinion_share,
+            cohesion,
+        ))
     candidates.sort(key=lambda pair: -pair[1])
     if max_per_file:
         candidates = diversify(candidates, max_per_file=max_per_file)
     return Ranking(candidates, tuple(hits), kind)
+
+
+def _wants_opinions(query: str, share: float) -> bool:
+    """Whether the opinions on the order of files may speak for `query` (as `rank_hits`
+    decides, before its arms answer): a question in words that is not one name."""
+    if share <= 0:
+        return False
+    kind = classify_query(query)
+    return kind is not QueryKind.IDENTIFIER and not QueryIntent.of(query, kind).single_name
+
+
+def _blended_opinion(
+    query: str,
+    hits: Mapping[str, Sequence[tuple[str, float]]],
+    candidates: Sequence[Scored[C]],
+    read: RecordReader[C],
+    intent: QueryIntent,
+    settings: RankingSettings,
+    share: float,
+    cohesion: FileCohesion | None,
+) -> list[Scored[C]]:
+    """`candidates` with their files merged with the even ranking's order of `hits`' files
+    (`sharc.ranking.even`) at `share`, each file's share times its cohesion gate."""
+    records = _hit_records(hits, read)
+    gates = cohesion_gates({r.path for r in records.values()}, cohesion, settings)
+    order = even_file_order(query, hits, records, tests=intent.tests, gates=gates)
+    return blend_files(candidates, order, share, settings.even_k, gates)
 
 
 def _hit_records(

@@ -183,6 +183,13 @@ class RankingSettings:
     #: order is one of its parts'). Held out, seen before the choice: +1.8 [+0.8, +2.9].
     even_share: float = 0.3
     even_k: int = 10
+    #: A third opinion, where the index keeps the fast model's vectors beside the default
+    #: model's (`sharc.fast_vectors`) and the search reads the default model's: the even
+    #: ranking over the keyword arm's hits and the fast model's (`pipeline.FAST_SEMANTIC`),
+    #: merged into the file order after the even opinion, as it is (this share, `even_k`,
+    #: each file's cohesion gate); 0 turns it off. Two encoders err differently.
+    #: MEASURED
+    fast_opinion_share: float = 0.3
 
     # -- graph neighbours (`sharc.ranking.graph`): questions in words only -----------------
     #: Every candidate of a file linked by a reference (either way) to one of the
@@ -234,7 +241,7 @@ class RankingSettings:
             )
         shares = (
             self.identifier_keyword, self.natural_keyword, self.mixed_keyword,
-            self.covered_keyword, self.even_share,
+            self.covered_keyword, self.even_share, self.fast_opinion_share,
         )
         if not all(0.0 <= share <= 1.0 for share in shares):
             raise ValueError(f"shares must lie in 0-1, got {shares}")
@@ -265,7 +272,7 @@ class RankingSettings:
         }
         return dataclasses.replace(
             self, **neutral, **lifts, definitions_first=False, files_first=False,
-            even_share=0.0,
+            even_share=0.0, fast_opinion_share=0.0,
         )
 
 
