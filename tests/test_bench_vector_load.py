@@ -60,3 +60,32 @@ def test_a_keyword_only_index_is_filled_from_the_pool_and_kept(
     assert saved.stat().st_mtime_ns != stamp
     _, again = VectorStore.load(saved, view=True).vectors(keys[:7])
     assert np.all(np.abs(np.sum(again * pool, axis=1)) < 0.5)
+
+
+def test_the_fast_set_is_filled_from_its_own_pool_and_searched_beside_the_default_one(
+    small_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sharc.vector_sets import FAST_SET
+
+    index = _open(small_repo, tmp_path)
+    index.update(embed=False)
+    fast_dimension = index.fast_embedder().dimension
+    pool_dir = tmp_path / "pool"
+    pool = _unit(5, fast_dimension, seed=3)
+    store = VectorStore(fast_dimension)
+    store.upsert(np.arange(5, dtype=np.uint64), pool)
+    store.save(pool_dir / "some-repo" / FAST_SET.main)
+    monkeypatch.setattr(vector_load, "POOL_INDEXES", pool_dir)
+
+    assert fill_synthetic_vectors(index.index_dir, 384) == "random"  # no pool of that set
+    assert fill_synthetic_vectors(index.index_dir, fast_dimension, vector_set=FAST_SET) == "real"
+    filled = VectorStore.load(index.index_dir / FAST_SET.main, view=True)
+    keys = np.sort(filled.keys())
+    assert len(keys) == index.stats().chunks
+    _, first = filled.vectors(keys[:5])
+    assert np.all(np.sum(first * pool, axis=1) > 0.99)
+    # Both sets whole: a search reads the default one, and the fast one beside it.
+    manifest = index._reader_manifest()
+    searched = index._vectors.choose(manifest, None)
+    assert searched is not None and searched.name == "default"
+    assert index._vectors.fast_beside(manifest, searched) is not None

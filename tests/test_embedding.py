@@ -239,6 +239,27 @@ def test_batching_restores_order(cache_dir: Path, quantized: bool) -> None:
     np.testing.assert_allclose(together, alone, atol=1e-4)
 
 
+def test_a_query_asked_again_is_not_embedded_again(
+    embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    embedder.forget_queries()
+    runs: list[int] = []
+    embed = embedder._embed_texts
+    monkeypatch.setattr(
+        embedder, "_embed_texts", lambda texts, prefix: runs.append(len(texts)) or embed(texts, prefix)
+    )
+    first = embedder.embed_queries(["parse a date string"])
+    first[0, 0] += 1.0  # the caller's copy: what is remembered stays as it was
+    again = embedder.embed_queries(["parse a date string"])
+    assert runs == [1]
+    np.testing.assert_array_equal(again, embed(["parse a date string"], embedder.query_prefix))
+    # Batches are embedded as asked; a forgotten query is embedded anew.
+    embedder.embed_queries(["parse a date string", "open a file"])
+    embedder.forget_queries()
+    embedder.embed_queries(["parse a date string"])
+    assert runs == [1, 2, 1]
+
+
 def test_one_sequence_per_call_on_cpu(embedder: Embedder) -> None:
     texts = [JSON_LOADER, SOCKET_SENDER, RETRY, "x = 1"]
     together = embedder.embed_documents(texts)

@@ -251,6 +251,16 @@ def test_a_question_in_words_takes_the_fast_sets_opinion_beside_the_default_sets
     assert set(fast) == {KEYWORD, SEMANTIC} and default[FAST_SEMANTIC] == fast[SEMANTIC]
     pooled = hits_of(lambda: search_many([index], QUESTION))
     assert [s for _, s in pooled[FAST_SEMANTIC]] == [s for _, s in default[FAST_SEMANTIC]]
+    # The fast model mixes the default model's vector of the query: embedded once a search.
+    teacher = index.embedder()
+    teacher.forget_queries()
+    embedded: list[str] = []
+    embed = teacher._embed_texts
+    monkeypatch.setattr(teacher, "_embed_texts", lambda texts, prefix: (
+        embedded.extend(texts) or embed(texts, prefix)
+    ))
+    index.search("salted password digests")
+    assert embedded == ["salted password digests"]
     # Not for a name, nor for one arm alone, nor with the share at 0.
     assert FAST_SEMANTIC not in hits_of(lambda: index.search("hash_password"))
     assert FAST_SEMANTIC not in hits_of(lambda: index.search(QUESTION, mode="semantic"))

@@ -291,14 +291,14 @@ def pretend_cuda(monkeypatch: pytest.MonkeyPatch) -> None:
     """load_embedder sees onnxruntime offer CUDA; the session it makes runs on the CPU (this
     onnxruntime has no CUDA), so what is checked is the choice of graph."""
     cuda = ["CUDAExecutionProvider", "CPUExecutionProvider"]
-    monkeypatch.setattr(embedding, "_choose_providers", lambda device, providers: cuda)
-    create = embedding._create_session
+    monkeypatch.setattr(embedding, "choose_providers", lambda device, providers: cuda)
+    create = embedding.create_session
 
     def on_cpu(path: Path, data: bytes | None, providers: list[str], threads: int | None) -> Any:
         assert providers == cuda
         return create(path, data, ["CPUExecutionProvider"], threads)
 
-    monkeypatch.setattr(embedding, "_create_session", on_cpu)
+    monkeypatch.setattr(embedding, "create_session", on_cpu)
 
 
 def test_a_cuda_machine_gets_fp16_and_fp32_on_request(

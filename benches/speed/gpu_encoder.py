@@ -162,8 +162,8 @@ def load_variant(variant: str, device: str, budget: int) -> Any:
     tokenizer = embedding._load_tokenizer(
         embedding.MINILM_DIRECTORY / config.tokenizer_file, config.tokenizer_sha256, True
     )
-    providers = embedding._choose_providers(device, None)
-    session = embedding._create_session(path, path.read_bytes(), providers, None)
+    providers = embedding.choose_providers(device, None)
+    session = embedding.create_session(path, path.read_bytes(), providers, None)
     return embedding.Embedder(
         config,
         session,

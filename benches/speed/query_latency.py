@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from sharc.vector_sets import FAST_SET
 
 from benches.speed.common import exact_up_to, hnsw_width
 from benches.speed.corpus import (
@@ -55,6 +56,9 @@ def query_latency(work: Path, sizes: list[int]) -> dict:
         index = sharc.Index.open(root, index_dir=index_dir)
         index.update(embed=False)
         source = fill_synthetic_vectors(index_dir, embedder.dimension)
+        fast_source = fill_synthetic_vectors(
+            index_dir, index.fast_embedder().dimension, vector_set=FAST_SET
+        )
         cohesion_seconds = _measure_cohesion(index_dir, embedder.model_id)
         measured = measure_queries(root, index_dir, embedder)
         result = measured["default"]
@@ -71,6 +75,10 @@ def query_latency(work: Path, sizes: list[int]) -> dict:
         result["p50_vs_without_even_opinion"] = (
             result["p50_ms"] / result["without_even_opinion_p50_ms"]
         )
+        result["without_fast_opinion_p50_ms"] = measured["one_set"]["p50_ms"]
+        result["p50_vs_without_fast_opinion"] = (
+            result["p50_ms"] / result["without_fast_opinion_p50_ms"]
+        )
         result["narrow_hnsw_p50_ms"] = measured["narrow"]["p50_ms"]
         result["search_expansion"] = sharc.vectors.SEARCH_EXPANSION
         result["p50_vs_narrow_hnsw"] = result["p50_ms"] / result["narrow_hnsw_p50_ms"]
@@ -78,6 +86,7 @@ def query_latency(work: Path, sizes: list[int]) -> dict:
         result["graph_p50_ms"] = measured["graph"]["p50_ms"]
         result["p50_vs_graph"] = result["p50_ms"] / result["graph_p50_ms"]
         result["vector_source"] = source
+        result["fast_vector_source"] = fast_source
         result.update(ann_search(index_dir, embedder, size))
         results[str(size)] = result
         print(json.dumps({str(size): result}), flush=True)
@@ -126,7 +135,8 @@ def ann_search(index_dir: Path, embedder, size: int) -> dict[str, float]:  # typ
 #: ratio of the two); `fragments`, the default without the evidence of whole files (the file
 #: keyword index unread); `uncohesive`, the default without the stored file cohesion (its
 #: rows unread); `staged`, the default without the even ranking's second opinion on the
-#: order of files (`sharc.ranking.even`); `narrow`, the default with the vectors' HNSW search only as wide as the
+#: order of files (`sharc.ranking.even`); `one_set`, the default without the third opinion,
+#: which searches the fast model's vectors too (`RankingSettings.fast_opinion_share`); `narrow`, the default with the vectors' HNSW search only as wide as the
 #: results asked for (usearch's own width); `graph`, the default with the vectors searched
 #: through the HNSW graph at any size (what an exact search of an index under
 #: `DEFAULT_EXACT_THRESHOLD` costs is the ratio of the default to it). How each searches its
@@ -137,6 +147,7 @@ QUERY_VARIANTS = {
     "fragments": {"file_keyword_lift": 0.0},
     "uncohesive": {"cohesion_floor": 0.0, "cohesion_full": 0.0},
     "staged": {"even_share": 0.0},
+    "one_set": {"fast_opinion_share": 0.0},
     "narrow": {},
     "graph": {},
 }
@@ -159,6 +170,7 @@ def timed_searches(  # type: ignore[no-untyped-def]
 
     def search(name: str, text: str) -> float:
         index.ranking_settings = settings[name]
+        index.embedder().forget_queries()  # each search embeds its query
         with VECTOR_SEARCHES.get(name, contextlib.nullcontext)():
             started = time.perf_counter()
             index.search(text, **options)
@@ -199,6 +211,7 @@ def measure_queries(  # type: ignore[no-untyped-def]
     matrix = np.asarray(store._index.get(keys), dtype=np.float32)
     exact = []
     for query in QUERIES:
+        embedder.forget_queries()
         started = time.perf_counter()
         vector = embedder.embed_queries([query])[0]
         scores = matrix @ vector

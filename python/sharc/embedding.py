@@ -27,6 +27,8 @@ loaded, not when this module is.
 from __future__ import annotations
 
 import logging
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -66,7 +68,13 @@ from sharc.model_config import (
 from sharc.model_config import MINILM_ONNX_SHA256 as MINILM_ONNX_SHA256
 from sharc.model_config import MINILM_TOKENIZER_SHA256 as MINILM_TOKENIZER_SHA256
 from sharc.model_files import load_tokenizer, read_model
-from sharc.onnx_sessions import device_id, physical_cores, provider_name
+from sharc.onnx_sessions import (
+    choose_providers,
+    create_session,
+    device_id,
+    physical_cores,
+    provider_name,
+)
 from sharc.vectors import normalize as normalize
 
 if TYPE_CHECKING:
@@ -89,6 +97,8 @@ _load_tokenizer = load_tokenizer
 # otherwise break: cosine down to 0.96 between a text embedded alone and in a batch.
 GPU_BATCH_TOKENS = 65536
 GPU_BATCH_ROWS = 512
+#: Single queries whose vectors an embedder keeps (`Embedder.embed_queries`).
+REMEMBERED_QUERIES = 64
 
 
 # -- public helpers ---------------------------------------------------------------------------
@@ -185,6 +195,8 @@ class Embedder:
         # The GPU copies pool and normalise inside the graph (sharc.gpu_encoder).
         self._pooled = POOLED_OUTPUT if POOLED_OUTPUT in outputs else None
         self.pools_in_graph = self._pooled is not None
+        self._recent: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._recent_lock = threading.Lock()
 
     def __repr__(self) -> str:
         return (
@@ -199,8 +211,26 @@ class Embedder:
         return self._embed_texts(texts, self.document_prefix)
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        """One row per query, query prefix applied."""
-        return self._embed_texts(texts, self.query_prefix)
+        """One row per query, query prefix applied. The last `REMEMBERED_QUERIES` single
+        queries' vectors are kept: a search that reads both vector sets asks for its query's
+        vector twice (the fast model mixes this model's, `sharc.static_embedding`)."""
+        texts = _text_list(texts)
+        if len(texts) != 1:
+            return self._embed_texts(texts, self.query_prefix)
+        with self._recent_lock:
+            vector = self._recent.get(texts[0])
+        if vector is None:
+            vector = self._embed_texts(texts, self.query_prefix)
+            with self._recent_lock:
+                self._recent[texts[0]] = vector
+                while len(self._recent) > REMEMBERED_QUERIES:
+                    self._recent.popitem(last=False)
+        return vector.copy()
+
+    def forget_queries(self) -> None:
+        """Drop the remembered query vectors (timings that must embed every query)."""
+        with self._recent_lock:
+            self._recent.clear()
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         """Tokens in each text, without prefix, special tokens or truncation."""
@@ -428,7 +458,7 @@ def load_embedder(
         validate_config(config, model_path.parent)
 
     tokenizer = load_tokenizer(tokenizer_path, config.tokenizer_sha256, default)
-    chosen = _choose_providers(device, providers)
+    chosen = choose_providers(device, providers)
     on_gpu = provider_name(chosen[0]) != "CPUExecutionProvider"
     automatic = precision == "auto" and quantized is None and requested_precision() == "auto"
     chosen_precision = _resolve_precision(precision, quantized, default, on_gpu=on_gpu)
@@ -465,7 +495,7 @@ def load_embedder(
             )
             chosen_precision = "fp32"
     try:
-        session = _create_session(model_path, model_bytes, chosen, threads)
+        session = create_session(model_path, model_bytes, chosen, threads)
     except ModelError as error:
         if not (automatic and chosen_precision == "fp16"):
             raise
@@ -474,7 +504,7 @@ def load_embedder(
         chosen_precision = "fp32"
         model_path = original_path
         model_bytes = read_model(model_path, config.model_sha256, default)
-        session = _create_session(model_path, model_bytes, chosen, threads)
+        session = create_session(model_path, model_bytes, chosen, threads)
     return Embedder(
         config,
         session,
@@ -514,61 +544,6 @@ def _default_model_path() -> Path:
             f" hint: pip install {MINILM_REQUIREMENT}"
         )
     return Path(next(iter(spec.submodule_search_locations))) / "model.onnx"
-
-
-def _choose_providers(device: str, providers: Sequence[Any] | None) -> list[Any]:
-    try:
-        import onnxruntime
-    except ImportError as error:
-        raise ModelError(
-            "ONNX Runtime is not installed; hint: pip install 'sharc[cpu]'"
-            " (or 'sharc[gpu]' for CUDA; the two conflict, install one)"
-        ) from error
-
-    if providers is not None:
-        if not providers:
-            raise ValueError("providers must not be empty")
-        return list(providers)
-    available = onnxruntime.get_available_providers()
-    has_cuda = "CUDAExecutionProvider" in available
-    if device == "cuda" and not has_cuda:
-        raise ModelError(
-            "device='cuda' but onnxruntime offers no CUDAExecutionProvider"
-            f" (it has {available}); hint: pip install onnxruntime-gpu, or use device='cpu'"
-        )
-    if device not in ("auto", "cpu", "cuda"):
-        raise ValueError(f"device must be 'auto', 'cpu' or 'cuda', not {device!r}")
-    if device != "cpu" and has_cuda:
-        return ["CUDAExecutionProvider", "CPUExecutionProvider"]
-    return ["CPUExecutionProvider"]
-
-
-def _create_session(
-    path: Path, data: bytes | None, providers: list[Any], threads: int | None
-) -> InferenceSession:
-    import onnxruntime
-
-    options = onnxruntime.SessionOptions()
-    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
-    options.intra_op_num_threads = threads if threads else physical_cores()
-    options.inter_op_num_threads = 1
-    options.log_severity_level = 3
-    # An int8 product on an x86 CPU without VNNI (AVX2, AVX-512 before Cascade Lake, most
-    # AMD EPYC before Zen 4) saturates 16-bit sums and drifts from the model: cosine to the
-    # float model mean 0.993 (min 0.988) over the standard library's functions on such a CPU,
-    # 0.996 (min 0.992) with this set, which has ONNX Runtime compute those products unsigned
-    # where the weights need it (1.0-1.2x the int8 time there; no change where VNNI is). The
-    # same index then holds the same vectors on every CPU.
-    options.add_session_config_entry("session.x64quantprecision", "1")
-    try:
-        return onnxruntime.InferenceSession(
-            data if data is not None else str(path), options, providers=providers
-        )
-    except Exception as error:  # onnxruntime raises its own untyped exceptions
-        raise ModelError(
-            f"onnxruntime cannot load model file {path}: {error}; the file is corrupt or not"
-            " an ONNX model"
-        ) from error
 
 
 __all__ = [
