@@ -70,6 +70,11 @@ def path_share(path: str, words: Collection[str]) -> float:
     a part of the name it equals, begins or is begun by, the shorter `PREFIX_LETTERS` long
     at least (`plugin` for "plugins", `config` for "configuration"; `retry` is not
     "retries")."""
+    return _path_share(path, frozenset(words))
+
+
+@functools.lru_cache(maxsize=1 << 14)  # a search's opinions read mostly the same files
+def _path_share(path: str, words: frozenset[str]) -> float:
     if not words:
         return 0.0
     parts, beginnings = _name_parts(path)
@@ -153,15 +158,15 @@ def even_file_order(
         return []
     best = max(scores.values())
     words = question_words(query)
-    shares = {path: path_share(path, words) for path in {records[i].path for i in scores}}
-    for chunk_id in scores:
-        matched = shares[records[chunk_id].path]
-        if matched >= PATH_SHARE_FROM:
-            scores[chunk_id] += best * PATH_LIFT * matched
+    paths = {chunk_id: records[chunk_id].path for chunk_id in scores}
+    shares = {path: _path_share(path, words) for path in set(paths.values())}
     sums: dict[str, float] = {}
     tops: dict[str, float] = {}
     for chunk_id, value in scores.items():
-        path = records[chunk_id].path
+        path = paths[chunk_id]
+        if (matched := shares[path]) >= PATH_SHARE_FROM:
+            value += best * PATH_LIFT * matched
+            scores[chunk_id] = value
         sums[path] = sums.get(path, 0.0) + value
         tops[path] = max(tops.get(path, 0.0), value)
     best, largest = max(scores.values()), max(sums.values())
