@@ -243,6 +243,8 @@ def test_a_question_in_words_takes_the_fast_sets_opinion_beside_the_default_sets
 
     index = _open(small_repo, tmp_path / "index")
     index.update()
+    assert FAST_SEMANTIC not in hits_of(lambda: index.search(QUESTION))  # opt-in
+    index.ranking_settings = RankingSettings(fast_opinion_share=0.3)
     default = hits_of(lambda: index.search(QUESTION))
     assert set(default) == {KEYWORD, SEMANTIC, FAST_SEMANTIC}
     assert index.search(QUESTION).arms == (KEYWORD, SEMANTIC)  # what was fused
@@ -261,7 +263,7 @@ def test_a_question_in_words_takes_the_fast_sets_opinion_beside_the_default_sets
     ))
     index.search("salted password digests")
     assert embedded == ["salted password digests"]
-    # Not for a name, nor for one arm alone, nor with the share at 0.
+    # Not for a name, nor for one arm alone, nor with the share at 0 (the default).
     assert FAST_SEMANTIC not in hits_of(lambda: index.search("hash_password"))
     assert FAST_SEMANTIC not in hits_of(lambda: index.search(QUESTION, mode="semantic"))
     index.ranking_settings = RankingSettings(fast_opinion_share=0.0)
@@ -269,6 +271,7 @@ def test_a_question_in_words_takes_the_fast_sets_opinion_beside_the_default_sets
     # An index without the fast set searches as before.
     plain = _open(small_repo, tmp_path / "plain", fast_vectors=False)
     plain.update()
+    plain.ranking_settings = RankingSettings(fast_opinion_share=0.3)
     assert set(hits_of(lambda: plain.search(QUESTION))) == {KEYWORD, SEMANTIC}
     assert plain.search(QUESTION)[0].symbol == "hash_password"
 

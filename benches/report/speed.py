@@ -147,6 +147,13 @@ def _index_speed_rows(speed: dict[str, Any]) -> list[tuple[str, str]]:
                 f" {q['without_even_opinion_p50_ms']:.1f} ms"
                 f" | {q['p50_vs_without_even_opinion']:.2f}× |"
             ))
+        if "with_fast_opinion_p50_ms" in q:
+            rows.append(("query",
+                f"| warm query p50 with the fast model's opinion on the files (opt-in,"
+                f" `fast_opinion_share=0.3`), {q['chunks']:,} chunks"
+                f" | {q['with_fast_opinion_p50_ms']:.1f} ms | the same search without it"
+                f" {q['p50_ms']:.1f} ms | {q['with_fast_opinion_vs_p50']:.2f}× |"
+            ))
         if "narrow_hnsw_p50_ms" in q and q["chunks"] > q.get("exact_threshold", 10_000):
             rows.append(("query",
                 f"| warm query p50, the vectors' HNSW search at least {q['search_expansion']}"

@@ -183,13 +183,21 @@ class RankingSettings:
     #: order is one of its parts'). Held out, seen before the choice: +1.8 [+0.8, +2.9].
     even_share: float = 0.3
     even_k: int = 10
-    #: A third opinion, where the index keeps the fast model's vectors beside the default
-    #: model's (`sharc.fast_vectors`) and the search reads the default model's: the even
-    #: ranking over the keyword arm's hits and the fast model's (`pipeline.FAST_SEMANTIC`),
-    #: merged into the file order after the even opinion, as it is (this share, `even_k`,
-    #: each file's cohesion gate); 0 turns it off. Two encoders err differently.
-    #: MEASURED
-    fast_opinion_share: float = 0.3
+    #: A third opinion, opt-in: where the index keeps the fast model's vectors beside the
+    #: default model's (`sharc.fast_vectors`) and the search reads the default model's, the
+    #: even ranking over the keyword arm's hits and the fast model's own nearest hundred
+    #: (`fusion.FAST_SEMANTIC`), merged into the file order after the even opinion, as it is
+    #: (this share, `even_k`, each file's cohesion gate); 0, the default, turns it off. Two
+    #: encoders err differently: at 0.3 (0.15 / 0.5 did less on dev), against it off, file
+    #: NDCG@10 on the repository benchmark's dev third +0.3 [-0.1, +0.7] (architecture +1.6
+    #: [+0.6, +2.7]), held out +0.4 [-0.1, +0.9] (architecture +1.5 [+0.2, +2.8]); the fresh
+    #: dev questions -0.1 [-1.0, +0.7], asked tersely +0.5 [-0.4, +1.3]; MRR@10 CoSQA dev -0.4
+    #: [-1.0, +0.3] (MRR 51.3 -> 51.0), CodeSearchNet-style -0.3 [-0.8, +0.2], hand-written
+    #: +0.6 [+0.0, +1.8]. It costs a second vector search and the reading of its hits: warm
+    #: query p50 1.32x at 100k chunks, 1.27x at 10k, which the 10 ms budget at 100k does not
+    #: hold, so it stays off. Judging the arms' own hits by the fast vectors instead of
+    #: searching them (cheaper) gained nothing: dev -0.1 [-0.5, +0.3].
+    fast_opinion_share: float = 0.0
 
     # -- graph neighbours (`sharc.ranking.graph`): questions in words only -----------------
     #: Every candidate of a file linked by a reference (either way) to one of the
