@@ -20,8 +20,8 @@ which led to the even opinion the search now takes (`RankingSettings.even_share`
 `--fast-opinion SHARE` asks instead what a third opinion would add: the even ranking over
 BM25 and the fast model's vectors (the index's other vector set), merged into the search's
 file order as the even opinion is (`blend_files`, k 10, that share), for questions in words.
-The search takes that opinion since 2026-12-08 (stop 60; `RankingSettings.fast_opinion_share`),
-so the probe is asked of the search without it:
+The search can take that opinion since 2026-12-08 (stop 60; `RankingSettings.fast_opinion_share`,
+off by default), so the probe is asked of the search without it:
 
     python -m benches.quality.even_alone --fast-opinion 0.3 --ranking fast_opinion_share=0 \
         [--questions fresh] [--split test]

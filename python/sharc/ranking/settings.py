@@ -194,9 +194,9 @@ class RankingSettings:
     #: dev questions -0.1 [-1.0, +0.7], asked tersely +0.5 [-0.4, +1.3]; MRR@10 CoSQA dev -0.4
     #: [-1.0, +0.3] (MRR 51.3 -> 51.0), CodeSearchNet-style -0.3 [-0.8, +0.2], hand-written
     #: +0.6 [+0.0, +1.8]. It costs a second vector search and the reading of its hits: warm
-    #: query p50 1.32x at 100k chunks, 1.27x at 10k, which the 10 ms budget at 100k does not
-    #: hold, so it stays off. Judging the arms' own hits by the fast vectors instead of
-    #: searching them (cheaper) gained nothing: dev -0.1 [-0.5, +0.3].
+    #: query p50 1.18x at 100k chunks (10.8 ms against 9.2 on an AMD EPYC), 1.24x at 10k,
+    #: past the 10 ms budget at 100k, so it stays off. Judging the arms' own hits by the fast
+    #: vectors instead of searching them (cheaper) gained nothing: dev -0.1 [-0.5, +0.3].
     fast_opinion_share: float = 0.0
 
     # -- graph neighbours (`sharc.ranking.graph`): questions in words only -----------------
