@@ -59,6 +59,7 @@ from sharc.ranking.query import (
     QueryKind,
     classify_query,
     covers_words,
+    in_words,
     share_held,
     word_starts,
 )
@@ -181,7 +182,7 @@ def rank(
             unseen=unseen, read_text=read_text, files=files, cohesion=cohesion, trace=trace,
         )
 
-    if FAST_SEMANTIC in arms and not _wants_opinions(query, settings.fast_opinion_share):
+    if FAST_SEMANTIC in arms and (settings.fast_opinion_share <= 0 or not in_words(query)):
         arms = {name: arm for name, arm in arms.items() if name != FAST_SEMANTIC}
     hits = {name: arm(query, depth) for name, arm in arms.items()}
     ranked = ranked_from(hits)
@@ -383,15 +384,6 @@ def rank_hits(
     if max_per_file:
         candidates = diversify(candidates, max_per_file=max_per_file)
     return Ranking(candidates, tuple(hits), kind)
-
-
-def _wants_opinions(query: str, share: float) -> bool:
-    """Whether the opinions on the order of files may speak for `query` (as `rank_hits`
-    decides, before its arms answer): a question in words that is not one name."""
-    if share <= 0:
-        return False
-    kind = classify_query(query)
-    return kind is not QueryKind.IDENTIFIER and not QueryIntent.of(query, kind).single_name
 
 
 def _blended_opinion(

@@ -345,3 +345,10 @@ class QueryIntent:
             single_name=len(names) == 1 and len(query.split()) == 1,
             instance_member=bool(_INSTANCE_MEMBER.search(query)),
         )
+
+
+def in_words(query: str) -> bool:
+    """Whether `query` is a question in words that is not one name: what the opinions on the
+    order of files speak for (`pipeline.rank_hits`), told before the arms answer."""
+    kind = classify_query(query)
+    return kind is not QueryKind.IDENTIFIER and not QueryIntent.of(query, kind).single_name
