@@ -113,7 +113,7 @@ class VectorReader:
         self, manifest: Manifest, searched: SearchedVectors | None
     ) -> SearchedVectors | None:
         """The fast model's vectors, where a search reads the default model's and the fast set
-        covers every chunk too (what the fast opinion reads: `pipeline.FAST_SEMANTIC`); None
+        covers every chunk too (what the fast opinion reads: `ranking.FAST_SEMANTIC`); None
         otherwise."""
         if searched is None or searched.name != "default" or built_with_fast(manifest):
             return None
