@@ -134,8 +134,9 @@ def ann_search(index_dir: Path, embedder, size: int) -> dict[str, float]:  # typ
 #: keyword index unread); `uncohesive`, the default without the stored file cohesion (its
 #: rows unread); `staged`, the default without the even ranking's second opinion on the
 #: order of files (`sharc.ranking.even`); `fast_opinion`, the default with the opt-in third
-#: opinion, which searches the fast model's vectors too (`RankingSettings.fast_opinion_share`); `narrow`, the default with the vectors' HNSW search only as wide as the
-#: results asked for (usearch's own width); `graph`, the default with the vectors searched
+#: opinion, which searches the fast model's vectors too (`RankingSettings.fast_opinion_share`);
+#: `narrow`, the default with the vectors' HNSW search only as wide as the results asked for
+#: (usearch's own width); `graph`, the default with the vectors searched
 #: through the HNSW graph at any size (what an exact search of an index under
 #: `DEFAULT_EXACT_THRESHOLD` costs is the ratio of the default to it). How each searches its
 #: vectors: `VECTOR_SEARCHES`.

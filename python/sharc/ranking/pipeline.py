@@ -369,7 +369,7 @@ def rank_hits(
         candidates = traced(
             trace, LEARNED, apply_learned(candidates, hits, intent, settings, weights)
         )
-    opinions = len(answered) > 1 and not intent.single_name and kind is not QueryKind.IDENTIFIER
+    opinions = len(answered) > 1 and in_words(query)  # the rule `rank` searches the fast arm by
     if opinions and settings.even_share > 0:
         candidates = traced(trace, EVEN_OPINION, _blended_opinion(
             query, hits, candidates, read, intent, settings, settings.even_share, cohesion
