@@ -67,6 +67,21 @@ def test_a_name_in_another_case_does_not_jump_ahead() -> None:
     assert _ranked_ids("Sidekiq::Job", scored) == ["module", "method"]
 
 
+def test_a_module_counts_as_a_class_of_its_name_and_its_own_file_decides() -> None:
+    scored = [
+        (Candidate("class", "lib/other.rb", "Inner", fqn="Other.Inner", kind="class"), 0.9),
+        (Candidate("module", "lib/outer/inner.rb", "Inner", fqn="Outer.Inner", kind="module"),
+         0.4),
+        (Candidate("function", "lib/make.rb", "Inner", fqn="Make.Inner"), 0.95),
+    ]
+    matches = [definition_match(c, QueryIntent.of("Inner")) for c, _ in scored]
+    assert [definition_tier(m) for m in matches] == [4, 4, 3]
+    # Alike in tier, the module in the file named after it comes first, whatever the arms
+    # scored; a function of the name (no module, no type) after both.
+    assert _ranked_ids("Inner", scored) == ["module", "class", "function"]
+    assert _ranked_ids("Outer::Inner", scored)[0] == "module"
+
+
 def test_a_type_asked_in_lower_case_is_found_in_the_file_named_after_it() -> None:
     scored = [
         (Candidate("method", "src/rules/ExternalResource.java", "statement",

@@ -203,15 +203,16 @@ def definition_tier(match: DefinitionMatch) -> int:
     definition of `Job`: case-insensitive matches keep their lift in `definition_factor`),
     and its qualities count in this order, each above all the ones after it: its qualified
     name ends with the query's (`Web::Engine`), it defines rather than extends (`struct
-    Error`, not `impl Error`), it defines the type a capitalised name stands for (`class
-    App`, not its constructor). A type or module in the file named after it counts in any
-    case, as a plain function of the query's spelling does and above it: `statement` asks
-    for `class Statement` in `Statement.java` before a method `statement` elsewhere, and
-    `sidekiq::job` for `module Sidekiq::Job` in `job.rb`."""
+    Error`, not `impl Error`), it defines the type or module a capitalised name stands for
+    (`class App`, not its constructor; Ruby's `module Inner` as much as another file's
+    `class Inner`, so that the file named after it decides). A type or module in the file
+    named after it counts in any case, as a plain function of the query's spelling does and
+    above it: `statement` asks for `class Statement` in `Statement.java` before a method
+    `statement` elsewhere, and `sidekiq::job` for `module Sidekiq::Job` in `job.rb`."""
+    named = match.type_definition or match.module_definition
     if not match.exact:
-        named = match.type_definition or match.module_definition
         return 4 if named and match.definition_file and not match.extending else 0
-    return 1 + 4 * match.qualified + 2 * (not match.extending) + match.type_definition
+    return 1 + 4 * match.qualified + 2 * (not match.extending) + named
 
 
 def definition_factor(chunk: RankedChunk, intent: QueryIntent, settings: RankingSettings) -> float:
