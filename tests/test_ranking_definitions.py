@@ -254,10 +254,17 @@ class _Declarations:
     def definitions_named(self, names: Sequence[str]) -> list[DefinitionRow]:
         """Whole definitions: a part (`#part2`) counts by its first part."""
         return [
-            DefinitionRow(row[0], "", "", row[2], row[2], 1, 1, row[1])
+            DefinitionRow(row[0], *_place(row[0], row[2]), 1, 1, row[1])
             for row in self.rows
             if row[2] in names and "#part" not in row[0]
         ]
+
+
+def _place(chunk_id: str, symbol: str) -> tuple[str, str, str, str]:
+    """Path, kind, symbol and qualified name of a fake definition: `path::fqn` ids say their
+    own; other ids have no path, and the symbol for a qualified name."""
+    path, _, fqn = chunk_id.partition("::")
+    return (path, "", symbol, fqn) if fqn else ("", "", symbol, symbol)
 
 
 def test_the_part_that_declares_a_name_comes_before_its_cut_off_doc_comment() -> None:
@@ -427,6 +434,36 @@ def test_of_two_definitions_of_a_name_the_one_the_other_imports_is_built_upon() 
     assert facts[strict].built_upon and not facts[lazy].built_upon
     assert not facts[other].built_upon  # defined once: nothing to tell apart
     assert not facts[strict].stub  # a short type is whole where nothing declares it forward
+
+
+def test_a_mixin_or_base_named_with_its_qualifier_is_built_upon() -> None:
+    support = "activesupport/lib/active_support/callbacks.rb::ActiveSupport.Callbacks"
+    model = "activemodel/lib/active_model/callbacks.rb::ActiveModel.Callbacks"
+    record = "activerecord/lib/active_record/callbacks.rb::ActiveRecord.Callbacks"
+    body = "module Callbacks\n  def run_callbacks(kind)\n    yield\n  end\nend\n"
+    rows = [(chunk_id, "ruby", "Callbacks", "", body) for chunk_id in (support, model, record)]
+    bases = [
+        ReferenceRow(model.split("::")[0], model, "Callbacks", "inherit", 68, "ActiveSupport"),
+        ReferenceRow(record.split("::")[0], record, "Callbacks", "inherit", 305, "ActiveModel"),
+        # A bare mixin names no definition surely enough.
+        ReferenceRow(support.split("::")[0], support, "Callbacks", "inherit", 9, ""),
+    ]
+    facts = definition_finder(_Declarations(rows, bases))(
+        [support, model, record], ["Callbacks"], missed=False
+    )
+    assert facts[support].built_upon and facts[model].built_upon
+    assert not facts[record].built_upon
+
+    from sharc.ranking.built_upon import inherited
+
+    # Python's `class Callbacks(base.Callbacks)`: the module's path names the definition.
+    pairs = [("pkg/base.py", "Callbacks"), ("pkg/hooks.py", "Callbacks")]
+    base = ReferenceRow("pkg/hooks.py", "pkg/hooks.py::Callbacks", "Callbacks", "inherit", 3,
+                        "base")
+    assert inherited(pairs, [base]) == {"pkg/base.py"}
+    # Made in a file that defines no such name, a base tells nothing of these definitions.
+    elsewhere = base._replace(path="pkg/other.py")
+    assert inherited(pairs, [elsewhere]) == set()
 
 
 def test_an_import_names_the_file_whose_path_ends_with_its_module_path() -> None:

@@ -7,6 +7,10 @@ file of another definition of the same name imports. Haskell's lazy `ByteString`
 An import is read as the module path it names (`qualifier` then `name`: `Data.ByteString` and
 `Internal`, `crate::error` and `Error`, `./errors`), and it names a file whose path, less its
 extension, ends with those segments. A bare name (`import os`) names no file surely enough.
+
+A class or mixin named with its qualifier builds on the definition it names (`inherited`):
+ActiveModel's `Callbacks` includes `ActiveSupport::Callbacks`, and ActiveRecord's includes
+`ActiveModel::Callbacks`; asked for `Callbacks`, the one they include comes first.
 """
 
 from __future__ import annotations
@@ -22,7 +26,8 @@ _RELATIVE = frozenset({"", "crate", "self", "super", "@"})
 
 
 class ImportRow(Protocol):
-    """An import made in a file (`sharc.manifest.ReferenceRow` of kind `import`)."""
+    """An import, or a base class or mixin, named in a file (`sharc.manifest.ReferenceRow` of
+    kind `import` or `inherit`)."""
 
     @property
     def path(self) -> str: ...
@@ -32,6 +37,9 @@ class ImportRow(Protocol):
 
     @property
     def qualifier(self) -> str: ...
+
+    @property
+    def kind(self) -> str: ...
 
 
 def module_segments(name: str, qualifier: str) -> tuple[str, ...]:
@@ -58,6 +66,28 @@ def built_upon(paths: Collection[str], imports: Iterable[ImportRow]) -> set[str]
         if len(wanted) < 2 or row.path not in tails:
             continue
         for path, segments in tails.items():
+            if path != row.path and segments[-len(wanted):] == wanted:
+                found.add(path)
+    return found
+
+
+def inherited(definitions: Iterable[tuple[str, str]], bases: Iterable[ImportRow]) -> set[str]:
+    """The files of `definitions` (path and qualified name, of one symbol) whose definition a
+    base class or mixin named with its qualifier in the file of another of them is: the
+    definition's path less its extension, then its qualified name, ends with the base's
+    segments (`ActiveSupport::Callbacks` names `ActiveSupport.Callbacks` in
+    `active_support/callbacks.rb`; Python's `class Callbacks(base.Callbacks)` the `Callbacks`
+    of `base.py`). A bare base (`include Callbacks`) names none surely enough."""
+    places = {
+        (path, fqn): (*file_segments(path), *_SEPARATORS.split(fqn)) for path, fqn in definitions
+    }
+    files = {path for path, _ in places}
+    found: set[str] = set()
+    for row in bases:
+        wanted = module_segments(row.name, row.qualifier)
+        if len(wanted) < 2 or row.path not in files:
+            continue
+        for (path, _), segments in places.items():
             if path != row.path and segments[-len(wanted):] == wanted:
                 found.add(path)
     return found

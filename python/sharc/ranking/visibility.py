@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import NamedTuple, Protocol
 
-from sharc.ranking.built_upon import ImportRow, built_upon
+from sharc.ranking.built_upon import ImportRow, built_upon, inherited
 from sharc.ranking.modules import declares_only, deprecated_modules, in_private_module
 
 #: Words that, before a definition's name on its line, make it private to its file, module or
@@ -44,6 +44,15 @@ class NamedDefinition(Protocol):
 
     @property
     def language(self) -> str: ...
+
+    @property
+    def path(self) -> str: ...
+
+    @property
+    def symbol(self) -> str: ...
+
+    @property
+    def fqn(self) -> str: ...
 
 
 class DefinitionSource(Protocol):
@@ -205,16 +214,24 @@ def _with_foundations(
     apart: Sequence[tuple[str, str, str, str, str]],
 ) -> dict[str, DefinitionFacts]:
     """`found` with `built_upon` set for the definitions whose file the file of another
-    definition of the same symbol imports (read for the symbols `_told_apart`: a common
-    name's files import each other for other reasons)."""
+    definition of the same symbol imports, or whose definition it names as a base class or
+    mixin with its qualifier (read for the symbols `_told_apart`: a common name's files
+    import each other for other reasons)."""
     files: dict[str, set[str]] = {}
     for chunk_id, _, symbol, _, _ in apart:
         files.setdefault(symbol, set()).add(_path_of(chunk_id))
     if not files:
         return found
     shared = list(files.values())
-    imports = source.references_of_paths(sorted(set().union(*shared)), ("import",))
+    references = source.references_of_paths(sorted(set().union(*shared)), ("import", "inherit"))
+    imports = [row for row in references if row.kind == "import"]
     upon = set().union(*(built_upon(paths, imports) for paths in shared))
+    bases = [row for row in references if row.kind == "inherit"]
+    if bases:
+        places: dict[str, list[tuple[str, str]]] = {}
+        for row in source.definitions_named(list(files)):
+            places.setdefault(row.symbol, []).append((row.path, row.fqn))
+        upon |= set().union(*(inherited(pairs, bases) for pairs in places.values()))
     return {
         chunk_id: facts._replace(built_upon=True) if _path_of(chunk_id) in upon else facts
         for chunk_id, facts in found.items()

@@ -1,4 +1,5 @@
-; Ruby: method calls, `X.new`, `require`, superclasses and mixins.
+; Ruby: method calls, `X.new`, `require`, superclasses and mixins (a qualified one whole:
+; `ActiveSupport::Callbacks` keeps `ActiveSupport` as its qualifier).
 (call method: (identifier) @name) @reference.call
 (call receiver: (_) @receiver method: (identifier) @name) @reference.call
 (call receiver: (constant) @name method: (identifier) @_new (#eq? @_new "new")) @reference.call
@@ -7,8 +8,8 @@
   arguments: (argument_list . (string (string_content) @name))
   (#any-of? @_require "require" "require_relative" "load")) @reference.import
 (superclass (constant) @name) @reference.inherit
-(superclass (scope_resolution name: (constant) @name)) @reference.inherit
+(superclass (scope_resolution) @name) @reference.inherit
 (call
   method: (identifier) @_mixin
-  arguments: (argument_list (constant) @name)
+  arguments: (argument_list [(constant) (scope_resolution)] @name)
   (#any-of? @_mixin "include" "extend" "prepend")) @reference.inherit

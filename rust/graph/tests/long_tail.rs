@@ -177,6 +177,33 @@ fn elixir_definition_heads_are_not_calls() {
 }
 
 #[test]
+fn ruby_qualified_superclasses_and_mixins_keep_their_qualifier() {
+    let file = chunked(
+        "lib/job.rb",
+        "class Job < ActiveJob::Base\n  include ActiveSupport::Callbacks, Comparable\n  \
+extend Forwardable\n  prepend Http::Auth::Basic\nend\n",
+    );
+    let inherits: Vec<(&str, &str)> = file.chunks[0]
+        .references
+        .iter()
+        .filter(|r| r.kind == "inherit")
+        .map(|r| (r.name.as_str(), r.qualifier.as_str()))
+        .collect();
+    for expected in [
+        ("Base", "ActiveJob"),
+        ("Callbacks", "ActiveSupport"),
+        ("Comparable", ""),
+        ("Forwardable", ""),
+        ("Basic", "Http::Auth"),
+    ] {
+        assert!(
+            inherits.contains(&expected),
+            "{expected:?} not in {inherits:?}"
+        );
+    }
+}
+
+#[test]
 fn ruby_bang_and_predicate_methods_keep_their_suffix() {
     assert_edges(
         "lib/t.rb",
