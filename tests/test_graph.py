@@ -441,3 +441,57 @@ def test_a_script_reaches_the_modules_a_barrel_re_exports(tmp_path: Path) -> Non
         assert sites[through_index].candidates[0].scope == "imported", through_index
         assert not sites[through_index].ambiguous
     assert sites["scripts/other.ts:1"].ambiguous
+
+
+def test_a_mixin_named_with_its_qualifier_points_at_that_module(tmp_path: Path) -> None:
+    # Three modules and a class named `Callbacks`; the controller's own module of that name
+    # includes ActiveSupport's, which only its qualifier tells apart from the others.
+    files = {
+        "activesupport/lib/active_support/callbacks.rb": """\
+            module ActiveSupport
+              module Callbacks
+                def run_callbacks(kind)
+                  yield
+                end
+              end
+            end
+            """,
+        "activemodel/lib/active_model/callbacks.rb": """\
+            module ActiveModel
+              module Callbacks
+                def define_model_callbacks(*names)
+                  names
+                end
+              end
+            end
+            """,
+        "actionpack/lib/abstract_controller/callbacks.rb": """\
+            module AbstractController
+              module Callbacks
+                include ActiveSupport::Callbacks
+                include Comparable
+              end
+            end
+            """,
+        "actionpack/lib/action_dispatch/callbacks.rb": """\
+            module ActionDispatch
+              class Callbacks
+              end
+            end
+            """,
+        "lib/widget.rb": """\
+            class Widget
+              include Callbacks
+            end
+            """,
+    }
+    index = _keyword_index(tmp_path, files)
+    sites = {edge.location: edge for edge in index.references("Callbacks", kinds=["inherit"])}
+    qualified = sites["actionpack/lib/abstract_controller/callbacks.rb:3"]
+    assert not qualified.ambiguous
+    assert qualified.candidates[0].definition.fqn == "ActiveSupport.Callbacks"
+    assert qualified.candidates[0].scope.endswith("qualified")
+    # A bare mixin of a name defined four times stays ambiguous, and may mean a module.
+    bare = sites["lib/widget.rb:2"]
+    assert bare.ambiguous, bare
+    assert {c.definition.kind for c in bare.candidates} >= {"module"}

@@ -185,6 +185,10 @@ class Graph:
             if _kind_fits(reference.kind, d.kind) and self._same_family(reference.path, d.path)
             and _reachable(reference, language, d)
         ]
+        # A base or type named with its qualifier (`include ActiveSupport::Callbacks`) means
+        # the definitions whose qualified name ends so, where there are any.
+        qualified = _qualified_base(reference)
+        fitting = [d for d in fitting if _fqn_matches(d.fqn, qualified)] or fitting
         if not fitting:
             return ()
         imports = self._imports_of(reference.path)
@@ -214,6 +218,9 @@ class Graph:
         weight, scope = self._weigh(reference.path, imports, definition)
         if _receiver_names_class(reference, definition):
             return weight * self.settings.receiver, f"{scope}, receiver"
+        qualified = _qualified_base(reference)
+        if qualified and _fqn_matches(definition.fqn, qualified):
+            return weight * self.settings.receiver, f"{scope}, qualified"
         return weight, scope
 
     def _imports_of(self, path: str) -> tuple[str, ...]:
@@ -447,9 +454,20 @@ def _without_prototype(fqn: str) -> str:
 def _kind_fits(reference_kind: str, definition_kind: str) -> bool:
     if reference_kind == "call":
         return definition_kind not in NOT_CALLABLE
-    if reference_kind in ("type", "inherit"):
+    if reference_kind == "inherit":  # a mixin is a module (Ruby's `include Comparable`)
+        return definition_kind not in NOT_A_TYPE or definition_kind == "module"
+    if reference_kind == "type":
         return definition_kind not in NOT_A_TYPE
     return True
+
+
+def _qualified_base(reference: ReferenceRow) -> str:
+    """The dotted name a base class, mixin or type names with its qualifier
+    (`ActiveSupport::Callbacks` -> `ActiveSupport.Callbacks`, PHP's `\\App\\Models\\User`
+    -> `App.Models.User`), or '' where it has none."""
+    if reference.kind not in ("inherit", "type") or reference.qualifier in ("", "…"):
+        return ""
+    return ".".join([*filter(None, re.split(r"::|\.|\\", reference.qualifier)), reference.name])
 
 
 def _reachable(reference: ReferenceRow, language: str, definition: Definition) -> bool:
