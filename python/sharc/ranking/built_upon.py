@@ -16,7 +16,7 @@ ActiveModel's `Callbacks` includes `ActiveSupport::Callbacks`, and ActiveRecord'
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from typing import Protocol
 
 #: What separates the segments of a module path, in the languages' spellings.
@@ -59,16 +59,7 @@ def file_segments(path: str) -> tuple[str, ...]:
 
 def built_upon(paths: Collection[str], imports: Iterable[ImportRow]) -> set[str]:
     """Those of `paths` that an import made in another of `paths` names."""
-    tails = {path: file_segments(path) for path in paths}
-    found: set[str] = set()
-    for row in imports:
-        wanted = module_segments(row.name, row.qualifier)
-        if len(wanted) < 2 or row.path not in tails:
-            continue
-        for path, segments in tails.items():
-            if path != row.path and segments[-len(wanted):] == wanted:
-                found.add(path)
-    return found
+    return _named_by([(path, file_segments(path)) for path in paths], imports)
 
 
 def inherited(definitions: Iterable[tuple[str, str]], bases: Iterable[ImportRow]) -> set[str]:
@@ -78,16 +69,24 @@ def inherited(definitions: Iterable[tuple[str, str]], bases: Iterable[ImportRow]
     segments (`ActiveSupport::Callbacks` names `ActiveSupport.Callbacks` in
     `active_support/callbacks.rb`; Python's `class Callbacks(base.Callbacks)` the `Callbacks`
     of `base.py`). A bare base (`include Callbacks`) names none surely enough."""
-    places = {
-        (path, fqn): (*file_segments(path), *_SEPARATORS.split(fqn)) for path, fqn in definitions
-    }
+    return _named_by(
+        [(path, (*file_segments(path), *_SEPARATORS.split(fqn))) for path, fqn in definitions],
+        bases,
+    )
+
+
+def _named_by(places: Sequence[tuple[str, tuple[str, ...]]], rows: Iterable[ImportRow]) -> set[str]:
+    """The paths of `places` (a path and the segments that name what lies there) whose
+    segments end with the module path a row made in another of those paths names (two
+    segments at least)."""
     files = {path for path, _ in places}
     found: set[str] = set()
-    for row in bases:
+    for row in rows:
         wanted = module_segments(row.name, row.qualifier)
         if len(wanted) < 2 or row.path not in files:
             continue
-        for (path, _), segments in places.items():
-            if path != row.path and segments[-len(wanted):] == wanted:
-                found.add(path)
+        found.update(
+            path for path, segments in places
+            if path != row.path and segments[-len(wanted):] == wanted
+        )
     return found
