@@ -484,6 +484,22 @@ def test_a_mixin_named_with_its_qualifier_points_at_that_module(tmp_path: Path) 
               include Callbacks
             end
             """,
+        "activerecord/lib/active_record/callbacks.rb": """\
+            module ActiveRecord
+              module Callbacks
+                def create_or_update(**options)
+                  _run_save_callbacks { super }
+                end
+              end
+            end
+            """,
+        "activerecord/lib/active_record/base.rb": """\
+            module ActiveRecord
+              class Base
+                include Callbacks
+              end
+            end
+            """,
     }
     index = _keyword_index(tmp_path, files)
     sites = {edge.location: edge for edge in index.references("Callbacks", kinds=["inherit"])}
@@ -491,7 +507,13 @@ def test_a_mixin_named_with_its_qualifier_points_at_that_module(tmp_path: Path) 
     assert not qualified.ambiguous
     assert qualified.candidates[0].definition.fqn == "ActiveSupport.Callbacks"
     assert qualified.candidates[0].scope.endswith("qualified")
-    # A bare mixin of a name defined four times stays ambiguous, and may mean a module.
+    # A bare mixin inside a namespace means the module of that name beside it there, as
+    # Ruby's lookup finds it; outside any, a name defined in four files stays ambiguous (and
+    # may mean a module).
+    enclosed = sites["activerecord/lib/active_record/base.rb:3"]
+    assert not enclosed.ambiguous
+    assert enclosed.candidates[0].definition.fqn == "ActiveRecord.Callbacks"
+    assert enclosed.candidates[0].scope.endswith("enclosing")
     bare = sites["lib/widget.rb:2"]
     assert bare.ambiguous, bare
     assert {c.definition.kind for c in bare.candidates} >= {"module"}

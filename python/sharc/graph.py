@@ -26,18 +26,18 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from sharc.errors import GraphNotBuiltError
+from sharc.graph_fit import (
+    base_id,
+    fqn_matches,
+    in_enclosing_scope,
+    kind_fits,
+    qualified_base,
+    reachable,
+    receiver_names_class,
+)
 from sharc.manifest import DefinitionRow, Manifest, ReferenceRow
 from sharc.search_types import SearchResult
 
-#: Chunk kinds a call cannot land on.
-NOT_CALLABLE = frozenset({
-    "module", "namespace", "interface", "trait", "type", "enum", "protocol", "template",
-    "style", "section", "impl", "extension",
-})
-#: Chunk kinds a type or inheritance reference cannot land on.
-NOT_A_TYPE = frozenset({
-    "module", "function", "method", "constructor", "macro", "template", "style",
-})
 #: Languages whose names reach one another.
 FAMILIES = (
     frozenset({"javascript", "typescript", "tsx", "vue", "svelte"}),
@@ -45,18 +45,10 @@ FAMILIES = (
     frozenset({"ocaml", "ocaml_interface"}),
     frozenset({"java", "kotlin", "scala"}),
 )
-#: Languages where a method is only reached through a receiver (`self.f()`, `this.f()`,
-#: `s.F()`, `Type::f()`): a bare `f()` is never one of their methods. (Not Zig, where a
-#: struct's functions call one another bare; not the languages with an implicit `this`.)
-BARE_CALLS_ARE_FUNCTIONS = frozenset({
-    "python", "javascript", "typescript", "tsx", "vue", "svelte", "go", "rust", "c", "php",
-})
 #: How many levels of passed-through files (`passes_through`) a file's imports are followed.
 INCLUDE_DEPTH = 2
 HEADER_EXTENSIONS = frozenset({".h", ".hh", ".hpp", ".hxx", ".h++", ".inl", ".ipp", ".tpp"})
 SCRIPT_EXTENSIONS = frozenset({".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx"})
-#: Receivers that name the caller's own object or class.
-SELF_RECEIVERS = frozenset({"self", "this", "cls", "$this", "Self", "static", "@"})
 SAME_FILE, SAME_DIRECTORY, IMPORTED, ELSEWHERE = (
     "same file", "same directory", "imported", "elsewhere",
 )
@@ -73,7 +65,9 @@ class GraphSettings:
     #: The weight of "not defined in the index" (a library, a builtin).
     outside: float = 1.0
     #: A call's receiver names the candidate's class (`Store.create()`, `self.load()` in the
-    #: same class, `store.load()` for `Store.load`): its weight is multiplied by this.
+    #: same class, `store.load()` for `Store.load`), a base names it with its qualifier
+    #: (`include ActiveSupport::Callbacks`), or a bare base lies beside it in a namespace
+    #: around the reference (`sharc.graph_fit`): its weight is multiplied by this.
     receiver: float = 4.0
     #: A candidate at least this confident is the reference's meaning; below, it is ambiguous.
     sure: float = 0.75
@@ -169,7 +163,7 @@ class Graph:
         name = dotted.rsplit(".", 1)[-1]
         found = [
             _definition(row) for row in self.manifest.definitions_named([name])
-            if _fqn_matches(row.fqn, dotted) and (path is None or row.path.startswith(path))
+            if fqn_matches(row.fqn, dotted) and (path is None or row.path.startswith(path))
         ]
         return found
 
@@ -182,13 +176,13 @@ class Graph:
         language = self._language_map().get(reference.path, "")
         fitting = [
             d for d in definitions
-            if _kind_fits(reference.kind, d.kind) and self._same_family(reference.path, d.path)
-            and _reachable(reference, language, d)
+            if kind_fits(reference.kind, d.kind) and self._same_family(reference.path, d.path)
+            and reachable(reference, language, d.kind)
         ]
         # A base or type named with its qualifier (`include ActiveSupport::Callbacks`) means
         # the definitions whose qualified name ends so, where there are any.
-        qualified = _qualified_base(reference)
-        fitting = [d for d in fitting if _fqn_matches(d.fqn, qualified)] or fitting
+        qualified = qualified_base(reference)
+        fitting = [d for d in fitting if fqn_matches(d.fqn, qualified)] or fitting
         if not fitting:
             return ()
         imports = self._imports_of(reference.path)
@@ -216,11 +210,13 @@ class Graph:
         self, reference: ReferenceRow, imports: tuple[str, ...], definition: Definition
     ) -> tuple[float, str]:
         weight, scope = self._weigh(reference.path, imports, definition)
-        if _receiver_names_class(reference, definition):
+        if receiver_names_class(reference, definition.fqn):
             return weight * self.settings.receiver, f"{scope}, receiver"
-        qualified = _qualified_base(reference)
-        if qualified and _fqn_matches(definition.fqn, qualified):
+        qualified = qualified_base(reference)
+        if qualified and fqn_matches(definition.fqn, qualified):
             return weight * self.settings.receiver, f"{scope}, qualified"
+        if in_enclosing_scope(reference, definition.fqn):
+            return weight * self.settings.receiver, f"{scope}, enclosing"
         return weight, scope
 
     def _imports_of(self, path: str) -> tuple[str, ...]:
@@ -345,7 +341,7 @@ class Graph:
             candidates = self.resolve(row, by_name.get(row.name, ()))
             best = candidates[0].confidence if candidates else 0.0
             edges.append(Edge(
-                row.path, row.line, row.name, row.kind, sources.get(_base_id(row.chunk_id)),
+                row.path, row.line, row.name, row.kind, sources.get(base_id(row.chunk_id)),
                 candidates, best, self._ambiguous(candidates),
             ))
         edges.sort(key=lambda e: (e.path, e.line, e.name))
@@ -435,81 +431,6 @@ def _sure_ends(edges: Iterable[Edge], direction: str) -> Iterator[Definition]:
 
 def _label(definition: Definition) -> str:
     return definition.fqn or definition.symbol or f"<module {definition.path}>"
-
-
-def _fqn_matches(fqn: str, dotted: str) -> bool:
-    """Whether a qualified name is the one asked for, or ends with it; a JavaScript method
-    is asked for without `prototype` too (`Reply.send` for `Reply.prototype.send`)."""
-    return "." not in dotted or any(
-        name == dotted or name.endswith("." + dotted) for name in (fqn, _without_prototype(fqn))
-    )
-
-
-def _without_prototype(fqn: str) -> str:
-    """A JavaScript method's qualified name as its class's: `Reply.prototype.send` is
-    `Reply.send`."""
-    return fqn.replace(".prototype.", ".")
-
-
-def _kind_fits(reference_kind: str, definition_kind: str) -> bool:
-    if reference_kind == "call":
-        return definition_kind not in NOT_CALLABLE
-    if reference_kind == "inherit":  # a mixin is a module (Ruby's `include Comparable`)
-        return definition_kind not in NOT_A_TYPE or definition_kind == "module"
-    if reference_kind == "type":
-        return definition_kind not in NOT_A_TYPE
-    return True
-
-
-def _qualified_base(reference: ReferenceRow) -> str:
-    """The dotted name a base class, mixin or type names with its qualifier
-    (`ActiveSupport::Callbacks` -> `ActiveSupport.Callbacks`, PHP's `\\App\\Models\\User`
-    -> `App.Models.User`), or '' where it has none."""
-    if reference.kind not in ("inherit", "type") or reference.qualifier in ("", "…"):
-        return ""
-    return ".".join([*filter(None, re.split(r"::|\.|\\", reference.qualifier)), reference.name])
-
-
-def _reachable(reference: ReferenceRow, language: str, definition: Definition) -> bool:
-    """A bare call cannot reach a method where methods need a receiver."""
-    bare_call = reference.kind == "call" and not reference.qualifier
-    return not (
-        bare_call and language in BARE_CALLS_ARE_FUNCTIONS
-        and definition.kind in ("method", "constructor")
-    )
-
-
-def _scope_of(fqn: str) -> str:
-    """The class (or module) a member's qualified name puts it in: JavaScript's
-    `Reply.prototype.send` is `Reply`'s, as `Reply.send` is."""
-    fqn = _without_prototype(fqn)
-    return fqn.rsplit(".", 1)[0] if "." in fqn else ""
-
-
-def _folded(name: str) -> str:
-    """A name in one case without underscores: `declaration_list` and `DeclarationList` are
-    both `declarationlist`."""
-    return name.replace("_", "").lower()
-
-
-def _receiver_names_class(reference: ReferenceRow, definition: Definition) -> bool:
-    """Whether a call's receiver points at the candidate's class: `self`/`this` inside that
-    class, or a receiver whose last segment is the class name (any case, `_` dropped: a
-    variable `declaration_list` holds a `DeclarationList`, `reply` a `Reply`)."""
-    receiver = reference.qualifier
-    scope = _scope_of(definition.fqn)
-    if reference.kind != "call" or not receiver or receiver == "…" or not scope:
-        return False
-    if receiver in SELF_RECEIVERS:
-        caller = _base_id(reference.chunk_id).split("::", 1)[-1]
-        return _scope_of(caller) == scope
-    last = re.split(r"\.|::|->|:", receiver)[-1]
-    last = _folded(re.sub(r"\(.*\)$", "", last).strip("$@"))
-    return bool(last) and last == _folded(scope.rsplit(".", 1)[-1])
-
-
-def _base_id(chunk_id: str) -> str:
-    return chunk_id.split("#part", 1)[0]
 
 
 def _module_tail(row: ReferenceRow) -> str:
