@@ -186,7 +186,7 @@ class Graph:
         if not fitting:
             return ()
         imports = self._imports_of(reference.path)
-        scored = [(d, *self._weigh_reference(reference, imports, d)) for d in fitting]
+        scored = [(d, *self._weigh_reference(reference, imports, d, qualified)) for d in fitting]
         total = sum(weight for _, weight, _ in scored) + self.settings.outside
         candidates = [
             Candidate(d, round(weight / total, 3), scope) for d, weight, scope in scored
@@ -207,12 +207,14 @@ class Graph:
         return s.elsewhere, ELSEWHERE
 
     def _weigh_reference(
-        self, reference: ReferenceRow, imports: tuple[str, ...], definition: Definition
+        self, reference: ReferenceRow, imports: tuple[str, ...], definition: Definition,
+        qualified: str,
     ) -> tuple[float, str]:
+        """`_weigh`, times `GraphSettings.receiver` where the reference's own words point at
+        the definition; `qualified` is the dotted name a base names (`qualified_base`)."""
         weight, scope = self._weigh(reference.path, imports, definition)
         if receiver_names_class(reference, definition.fqn):
             return weight * self.settings.receiver, f"{scope}, receiver"
-        qualified = qualified_base(reference)
         if qualified and fqn_matches(definition.fqn, qualified):
             return weight * self.settings.receiver, f"{scope}, qualified"
         if in_enclosing_scope(reference, definition.fqn):
